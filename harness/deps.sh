@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install every Debian package the harness needs.  Idempotent: runs
+# apt-get update and install only when something is missing.
+set -euo pipefail
+
+PKGS=(
+	# kernel source and build
+	linux-source-6.12 build-essential flex bison bc libelf-dev libssl-dev
+	ccache sparse cpio xz-utils kmod rsync python3 perl git
+	python3-docutils
+	# guest and VM
+	qemu-system-x86 busybox-static iproute2
+	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev perftest
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	case "$p" in '#'*) continue ;; esac
+	if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+		missing+=("$p")
+	fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "deps: all ${#PKGS[@]} packages present"
+	exit 0
+fi
+
+echo "deps: installing ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: not root; run as root: apt-get install ${missing[*]}" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"
+echo "deps: done"

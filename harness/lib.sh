@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0
+# Common helpers for the harness scripts.  Sourced, never executed.
+#
+# Paths (all absolute):
+#   REPO      repository root
+#   BUILD     build output (git-ignored)
+#   PRISTINE  unpacked linux-source-6.12, never modified
+#   SRC       pristine + our files + hunks (hardlinked copy of PRISTINE)
+#   LOGS      full logs of every step
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+HARNESS=$REPO/harness
+BUILD=${BUILD:-$REPO/build}
+TARBALL=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+PRISTINE=$BUILD/pristine/linux-source-6.12
+SRC=$BUILD/src
+LOGS=$BUILD/logs
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+# Reproducible version strings help ccache and make logs comparable.
+export KBUILD_BUILD_USER=harness KBUILD_BUILD_HOST=qemu
+export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
+JOBS=${JOBS:-$(nproc)}
+
+# Folders of the repository that hold in-tree kernel files.
+OVERLAY_DIRS=(kernel include drivers tools Documentation)
+
+mkdir -p "$BUILD" "$LOGS"
+
+say() { printf '%s\n' "$*"; }
+die() { printf 'harness: error: %s\n' "$*" >&2; exit 1; }
+
+# Take build/.lock for the rest of this process and its children.  Nested
+# harness scripts see HARNESS_LOCKED and do not try again (a second flock on
+# a new open file description of the same file would deadlock).
+take_lock() {
+	[ "${HARNESS_LOCKED:-}" = 1 ] && return 0
+	exec 9>"$BUILD/.lock"
+	if ! flock -n 9; then
+		say "harness: waiting for $BUILD/.lock (another build or check is running)"
+		flock 9
+	fi
+	export HARNESS_LOCKED=1
+}
+
+# step NAME EXPECTED CMD...: run CMD with its output in $LOGS/NAME.log, print
+# one progress line, and on failure the tail of the log.  Returns CMD's status.
+step() {
+	local name=$1 expect=$2 t0 rc=0
+	shift 2
+	t0=$(date +%s)
+	printf '==> %-28s (expected %s) ... ' "$name" "$expect"
+	"$@" >"$LOGS/$name.log" 2>&1 || rc=$?
+	if [ $rc -eq 0 ]; then
+		printf 'ok (%ss)\n' $(($(date +%s) - t0))
+	else
+		printf 'FAILED (%ss, exit %s)\n' $(($(date +%s) - t0)) $rc
+		say "---- last 40 lines of $LOGS/$name.log ----"
+		tail -n 40 "$LOGS/$name.log"
+		say "---- end of $LOGS/$name.log ----"
+	fi
+	return $rc
+}
+
+# Files of the repository under OVERLAY_DIRS: tracked, or untracked and not
+# ignored, that exist in the work tree.  Relative paths, sorted.
+overlay_files() {
+	(cd "$REPO" && git ls-files -z --cached --others --exclude-standard -- "${OVERLAY_DIRS[@]}" |
+		while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\n' "$f"; done | sort -u)
+}
+
+# Hunks in application order.
+hunk_files() {
+	local h
+	for h in "$HARNESS"/hunks/*.patch; do
+		[ -f "$h" ] && printf '%s\n' "$h"
+	done
+	return 0
+}
+
+# Paths (relative, -p1) that a unified diff touches.
+patch_targets() {
+	sed -n -e 's#^+++ b/\([^[:space:]]*\).*#\1#p' -e 's#^--- a/\([^[:space:]]*\).*#\1#p' "$@" | sort -u
+}
