@@ -13,8 +13,7 @@
  *     libibverbs does),
  *   - tries UVERBS_METHOD_GET_CONTEXT again on the fd that already has a
  *     context: must fail with EINVAL (same error path, no cgroup needed),
- *   - tries one more PD (write() path in libibverbs) and one more CQ (ioctl
- *     path): both must fail with EAGAIN,
+ *   - tries one more PD and one more CQ: both must fail with EAGAIN,
  *   - exits, closing everything explicitly on even iterations and leaving it
  *     to process exit on odd ones.
  * Each refusal goes through an ib_core error path that must give back
