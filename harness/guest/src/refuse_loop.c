@@ -20,8 +20,12 @@
  * everything the success path would have kept.  Leaks are found afterwards by
  * the caller with kmemleak.
  *
- * Usage: refuse_loop [-d DEV] [-n ITERATIONS] [-g CGROUP_DIR] [-v]
+ * Usage: refuse_loop [-d DEV] [-n ITERATIONS] [-g CGROUP_DIR] [-s STEPS] [-v]
  * -g moves this process (and so every child) into CGROUP_DIR first.
+ * -s picks the refusals to try, default "orepc": o second ibv_open_device,
+ *    r raw GET_CONTEXT on a new fd, e raw GET_CONTEXT on the used fd,
+ *    p third object as a PD, c third object as a CQ.  ("-s o" alone shows
+ *    whether ibv_open_device() goes through the ioctl path.)
  * Prints one summary line; exits 0 only if every iteration behaved.
  */
 #define _GNU_SOURCE
@@ -42,7 +46,13 @@
 #include <rdma/siw-abi.h>
 
 static const char *dev_name = "siw0";
+static const char *steps = "orepc";
 static int verbose;
+
+static int step(char c)
+{
+	return strchr(steps, c) != NULL;
+}
 
 /* Child failure codes, reported as the exit status. */
 enum {
@@ -132,38 +142,48 @@ static int child(struct ibv_device *dev, const char *uverbs_path, int it)
 	}
 
 	/* hca_handle=1 is used up: a second context must be refused. */
-	errno = 0;
-	ctx2 = ibv_open_device(dev);
-	err = ctx2 ? 0 : errno;
-	if (expect(err, EAGAIN, "second ibv_open_device", it))
-		return RL_OPEN2;
-
-	fd = open(uverbs_path, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "refuse_loop: iteration %d: open %s: %s\n", it,
-			uverbs_path, strerror(errno));
-		return RL_SETUP;
+	if (step('o')) {
+		errno = 0;
+		ctx2 = ibv_open_device(dev);
+		err = ctx2 ? 0 : errno;
+		if (expect(err, EAGAIN, "second ibv_open_device", it))
+			return RL_OPEN2;
 	}
-	ret = raw_get_context(fd);
-	close(fd);
-	if (expect(ret, EAGAIN, "raw GET_CONTEXT on a new fd", it))
-		return RL_RAW_NEW;
 
-	ret = raw_get_context(ctx->cmd_fd);
-	if (expect(ret, EINVAL, "raw GET_CONTEXT on a used fd", it))
-		return RL_RAW_AGAIN;
+	if (step('r')) {
+		fd = open(uverbs_path, O_RDWR | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "refuse_loop: iteration %d: open %s: %s\n",
+				it, uverbs_path, strerror(errno));
+			return RL_SETUP;
+		}
+		ret = raw_get_context(fd);
+		close(fd);
+		if (expect(ret, EAGAIN, "raw GET_CONTEXT on a new fd", it))
+			return RL_RAW_NEW;
+	}
+
+	if (step('e')) {
+		ret = raw_get_context(ctx->cmd_fd);
+		if (expect(ret, EINVAL, "raw GET_CONTEXT on a used fd", it))
+			return RL_RAW_AGAIN;
+	}
 
 	/* hca_object=2 is used up by the PD and the CQ. */
-	errno = 0;
-	pd2 = ibv_alloc_pd(ctx);
-	err = pd2 ? 0 : errno;
-	if (expect(err, EAGAIN, "third object (PD)", it))
-		return RL_PD;
-	errno = 0;
-	cq2 = ibv_create_cq(ctx, 4, NULL, NULL, 0);
-	err = cq2 ? 0 : errno;
-	if (expect(err, EAGAIN, "third object (CQ)", it))
-		return RL_CQ;
+	if (step('p')) {
+		errno = 0;
+		pd2 = ibv_alloc_pd(ctx);
+		err = pd2 ? 0 : errno;
+		if (expect(err, EAGAIN, "third object (PD)", it))
+			return RL_PD;
+	}
+	if (step('c')) {
+		errno = 0;
+		cq2 = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+		err = cq2 ? 0 : errno;
+		if (expect(err, EAGAIN, "third object (CQ)", it))
+			return RL_CQ;
+	}
 
 	if (!(it & 1)) {
 		ibv_destroy_cq(cq);
@@ -202,7 +222,7 @@ int main(int argc, char **argv)
 	const char *cg = NULL;
 	int i, n, c, bad = 0;
 
-	while ((c = getopt(argc, argv, "d:n:g:v")) != -1) {
+	while ((c = getopt(argc, argv, "d:n:g:s:v")) != -1) {
 		switch (c) {
 		case 'd':
 			dev_name = optarg;
@@ -213,12 +233,15 @@ int main(int argc, char **argv)
 		case 'g':
 			cg = optarg;
 			break;
+		case 's':
+			steps = optarg;
+			break;
 		case 'v':
 			verbose = 1;
 			break;
 		default:
 			fprintf(stderr,
-				"usage: %s [-d DEV] [-n ITERATIONS] [-g CGROUP_DIR] [-v]\n",
+				"usage: %s [-d DEV] [-n ITERATIONS] [-g CGROUP_DIR] [-s STEPS] [-v]\n",
 				argv[0]);
 			return 2;
 		}
