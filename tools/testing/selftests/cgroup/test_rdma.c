@@ -405,12 +405,14 @@ static int uv_reg_mr(int fd, uint32_t pd, uint32_t *handle)
 	struct siw_ureq_reg_mr drv = {};
 	int ret;
 
-	/* One page, registered as often as needed. */
-	if (mr_buf == MAP_FAILED)
+	/* One page, populated, registered as often as needed. */
+	if (mr_buf == MAP_FAILED) {
 		mr_buf = mmap(NULL, PAGE_SIZE, PROT_READ | PROT_WRITE,
 			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mr_buf == MAP_FAILED)
-		return -errno;
+		if (mr_buf == MAP_FAILED)
+			return -errno;
+		memset(mr_buf, 0x5a, PAGE_SIZE);
+	}
 	cmd.start = (uintptr_t)mr_buf;
 	cmd.hca_va = (uintptr_t)mr_buf;
 
