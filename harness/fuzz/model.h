@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reference model of an rdma.max write, written from the contract and not
+ * from the kernel's parser: see model.c.
+ */
+#ifndef RDMACG_FUZZ_MODEL_H
+#define RDMACG_FUZZ_MODEL_H
+
+#include <stddef.h>
+
+#define MODEL_NKEYS	2	/* hca_handle, hca_object, in that order */
+
+struct model_result {
+	int		err;		/* 0 or -EINVAL */
+	/* The rest is meaningful only when err == 0. */
+	size_t		dev_off;	/* offset of the device name in the input */
+	size_t		dev_len;
+	unsigned int	mask;		/* bit k: key k was given */
+	long long	value[MODEL_NKEYS];
+};
+
+void model_parse(const unsigned char *buf, size_t len, struct model_result *r);
+
+#endif /* RDMACG_FUZZ_MODEL_H */
