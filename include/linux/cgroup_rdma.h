@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * RDMA cgroup controller: the interface used by the RDMA stack.
+ *
+ * A device that wants its resources limited per cgroup embeds a struct
+ * rdmacg_device, registers it, and brackets the life of every context and
+ * verbs object with rdmacg_try_charge() and rdmacg_uncharge().
+ */
+
+#ifndef _CGROUP_RDMA_H
+#define _CGROUP_RDMA_H
+
+#include <linux/cgroup.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+
+enum rdmacg_resource_type {
+	RDMACG_RESOURCE_HCA_HANDLE,
+	RDMACG_RESOURCE_HCA_OBJECT,
+	RDMACG_RESOURCE_MAX,
+};
+
+#ifdef CONFIG_CGROUP_RDMA
+
+/**
+ * struct rdma_cgroup - per-cgroup state of the RDMA controller
+ * @css: the cgroup core's state, embedded
+ * @pools: this cgroup's pools, indexed by &rdmacg_device.id
+ * @events_file: handle of rdma.events, for change notification
+ * @events_local_file: handle of rdma.events.local, for change notification
+ */
+struct rdma_cgroup {
+	struct cgroup_subsys_state	css;
+	struct xarray			pools;
+	struct cgroup_file		events_file;
+	struct cgroup_file		events_local_file;
+};
+
+/**
+ * struct rdmacg_device - an RDMA device as the controller knows it
+ * @dev_node: entry in the list of registered devices
+ * @pools: every cgroup's pool for this device
+ * @pools_lock: serialises pool creation against unregistration
+ * @name: name shown in and matched against the interface files; set by
+ *	the owner before registration
+ * @id: index of this device's pools in &rdma_cgroup.pools
+ * @dead: set once unregistration has begun; no pool is created after that
+ *
+ * Everything but @name belongs to the controller.
+ */
+struct rdmacg_device {
+	struct list_head	dev_node;
+	struct list_head	pools;
+	struct mutex		pools_lock;	/* guards @pools and @dead */
+	char			*name;
+	u32			id;
+	bool			dead;
+};
+
+void rdmacg_register_device(struct rdmacg_device *device);
+void rdmacg_unregister_device(struct rdmacg_device *device);
+
+int rdmacg_try_charge(struct rdma_cgroup **rdmacg,
+		      struct rdmacg_device *device,
+		      enum rdmacg_resource_type index);
+void rdmacg_uncharge(struct rdma_cgroup *cg,
+		     struct rdmacg_device *device,
+		     enum rdmacg_resource_type index);
+#endif	/* CONFIG_CGROUP_RDMA */
+#endif	/* _CGROUP_RDMA_H */

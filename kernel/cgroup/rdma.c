@@ -1,0 +1,869 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * RDMA cgroup controller
+ *
+ * Limits, per cgroup and per RDMA device, how many uverbs contexts
+ * (hca_handle) and uverbs objects (hca_object) the cgroup's tasks may hold.
+ *
+ * Model
+ * -----
+ * Every non-root cgroup has at most one pool per registered device. A pool
+ * holds, per resource, the usage of the cgroup and all its descendants, the
+ * limit, the highest usage seen and the event counters. A charge walks from
+ * the charging task's cgroup up to (not including) the root and takes one
+ * unit at every level, or none at all. The root cgroup has no interface files
+ * and is never charged, so it has no pools.
+ *
+ * The cgroup that created a resource owns the charge: rdmacg_try_charge()
+ * hands the cgroup back to the caller, who passes it to rdmacg_uncharge()
+ * whatever has become of the task since.
+ *
+ * Pool lifetime
+ * -------------
+ * A pool is created by the first charge or the first rdma.max write that
+ * needs it, and lives until its cgroup is freed or its device unregistered,
+ * whichever comes first. Usage going back to zero frees nothing, so the
+ * steady-state charge path never allocates.
+ *
+ * Locks, RCU and references
+ * -------------------------
+ * rdmacg_registry_mutex (global) protects the list of registered devices and orders
+ *   device unregistration against the freeing of a cgroup (css_free), so
+ *   that each pool is freed exactly once and its device is alive while
+ *   css_free unlinks it. The interface files hold it to walk the device
+ *   list. The charge and uncharge paths never take it.
+ *
+ * rdmacg_device.pools_lock (per device) protects the device's pool list and
+ *   its dead flag. A pool is stored in a cgroup's xarray and linked on its
+ *   device's list under this lock, and only while the device is not dead;
+ *   unregistration sets dead and takes the whole list under the same lock.
+ *   So a pool is either found and freed by unregistration or by css_free,
+ *   never created behind their back. It is taken only to create a pool.
+ *
+ * rdma_cgroup.pools (xarray) maps a device id to the cgroup's pool. Writers
+ *   use the xarray's own lock; the charge and uncharge paths look pools up
+ *   with xa_load() under rcu_read_lock(). Pools are freed with kfree_rcu(),
+ *   so a pool found under RCU stays valid until rcu_read_unlock() even when
+ *   an unregistration removes it meanwhile. The charge path therefore never
+ *   keeps a pool pointer across a point where it drops the RCU read lock:
+ *   it looks the pool up again, and rolls back by looking up again too.
+ *
+ * Counters are atomics. A charge takes a unit at one level with a cmpxchg
+ * loop that never lets usage pass the limit, so usage cannot overshoot or
+ * wrap, and a refused charge leaves no trace at that level; the levels below
+ * are then given their unit back. Two charges racing at a limit can both be
+ * refused while a third task is rolling back (as in the pids controller);
+ * that errs on the side of the limit. Limits are plain ints read with
+ * READ_ONCE(); a charge uses the limit it read.
+ *
+ * A successful charge keeps a reference on the charging cgroup's css until
+ * the matching uncharge. That keeps the cgroup, and through the parent
+ * references of cgroup core all its ancestors, allocated while they account
+ * for a resource; hence pools are never freed under a charged resource
+ * except by unregistration, after which uncharges of that device are
+ * ignored.
+ */
+
+#include <linux/atomic.h>
+#include <linux/bits.h>
+#include <linux/cgroup.h>
+#include <linux/cgroup_rdma.h>
+#include <linux/err.h>
+#include <linux/idr.h>
+#include <linux/limits.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/printk.h>
+#include <linux/rcupdate.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/xarray.h>
+
+/* The largest limit; reads and writes spell it "max". */
+#define RDMACG_MAX	INT_MAX
+
+static const char *const rdmacg_names[RDMACG_RESOURCE_MAX] = {
+	[RDMACG_RESOURCE_HCA_HANDLE]	= "hca_handle",
+	[RDMACG_RESOURCE_HCA_OBJECT]	= "hca_object",
+};
+
+/*
+ * Event counters of one resource in one pool. The local ones count what
+ * happened at this cgroup; the others also what happened below it.
+ */
+enum rdmacg_event {
+	RDMACG_EV_MAX_LOCAL,	/* refused because this cgroup's limit was hit */
+	RDMACG_EV_MAX,		/* ... this cgroup's or a descendant's limit */
+	RDMACG_EV_FAIL_LOCAL,	/* a charge by a task of this cgroup failed */
+	RDMACG_EV_FAIL,		/* ... of this cgroup or of a descendant */
+	RDMACG_NR_EVENTS,
+};
+
+/**
+ * struct rdmacg_counter - one resource of one pool
+ * @usage: units held by the cgroup and its descendants
+ * @max: limit, %RDMACG_MAX for none
+ * @peak: highest @usage seen
+ * @events: counters indexed by &enum rdmacg_event
+ */
+struct rdmacg_counter {
+	atomic_t	usage;
+	int		max;
+	atomic_t	peak;
+	atomic_t	events[RDMACG_NR_EVENTS];
+};
+
+/**
+ * struct rdmacg_pool - the state of one cgroup on one device
+ * @dev: the device
+ * @cg: the cgroup
+ * @dev_link: entry in &rdmacg_device.pools while the pool is live
+ * @rcu: used to free the pool once it is unlinked
+ * @res: counters, indexed by &enum rdmacg_resource_type
+ */
+struct rdmacg_pool {
+	struct rdmacg_device	*dev;
+	struct rdma_cgroup	*cg;
+	union {
+		struct list_head	dev_link;
+		struct rcu_head		rcu;
+	};
+	struct rdmacg_counter	res[RDMACG_RESOURCE_MAX];
+};
+
+/* What an rdma.max, rdma.current or rdma.peak file shows. */
+enum rdmacg_value {
+	RDMACG_VAL_MAX,
+	RDMACG_VAL_CURRENT,
+	RDMACG_VAL_PEAK,
+};
+
+static DEFINE_MUTEX(rdmacg_registry_mutex);
+static LIST_HEAD(rdmacg_registry);
+static DEFINE_IDA(rdmacg_ids);
+
+static struct rdma_cgroup *rdmacg_of(struct cgroup_subsys_state *css)
+{
+	return container_of(css, struct rdma_cgroup, css);
+}
+
+static struct rdma_cgroup *rdmacg_parent(struct rdma_cgroup *cg)
+{
+	return rdmacg_of(cg->css.parent);
+}
+
+/* Only cgroups below the root are charged and hold pools. */
+static bool rdmacg_is_charged(struct rdma_cgroup *cg)
+{
+	return cg->css.parent;
+}
+
+/**
+ * rdmacg_counter_try_inc() - take one unit unless that would pass the limit
+ * @c: counter
+ *
+ * Context: Any context.
+ * Return: %true if the unit was taken.
+ */
+static bool rdmacg_counter_try_inc(struct rdmacg_counter *c)
+{
+	int max = READ_ONCE(c->max);
+	int usage = atomic_read(&c->usage);
+	int peak;
+
+	do {
+		if (usage >= max)
+			return false;
+	} while (!atomic_try_cmpxchg(&c->usage, &usage, usage + 1));
+
+	usage++;
+	peak = atomic_read(&c->peak);
+	while (usage > peak && !atomic_try_cmpxchg(&c->peak, &peak, usage))
+		;
+	return true;
+}
+
+/**
+ * rdmacg_counter_dec() - give one unit back
+ * @c: counter
+ *
+ * Context: Any context.
+ */
+static void rdmacg_counter_dec(struct rdmacg_counter *c)
+{
+	if (WARN_ONCE(atomic_dec_return(&c->usage) < 0,
+		      "rdmacg: more uncharges than charges\n"))
+		atomic_inc(&c->usage);
+}
+
+/**
+ * rdmacg_pool_get() - find or create the pool of @cg for @dev
+ * @cg: a non-root cgroup the caller keeps alive
+ * @dev: a registered device
+ *
+ * Context: Process context; may sleep. Takes &rdmacg_device.pools_lock.
+ * Return: the pool, ERR_PTR(-ENOMEM), or ERR_PTR(-ENODEV) if @dev is
+ * being unregistered. The pool stays valid only while the caller keeps
+ * unregistration away (rdmacg_registry_mutex) or holds the RCU read lock after a
+ * fresh lookup.
+ */
+static struct rdmacg_pool *rdmacg_pool_get(struct rdma_cgroup *cg,
+					   struct rdmacg_device *dev)
+{
+	struct rdmacg_pool *pool, *found;
+	int i, ret = 0;
+
+	found = xa_load(&cg->pools, dev->id);
+	if (found)
+		return found;
+
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	if (!pool)
+		return ERR_PTR(-ENOMEM);
+	pool->dev = dev;
+	pool->cg = cg;
+	for (i = 0; i < RDMACG_RESOURCE_MAX; i++)
+		pool->res[i].max = RDMACG_MAX;
+
+	mutex_lock(&dev->pools_lock);
+	if (dev->dead) {
+		ret = -ENODEV;
+	} else {
+		found = xa_load(&cg->pools, dev->id);
+		if (!found) {
+			ret = xa_err(xa_store(&cg->pools, dev->id, pool,
+					      GFP_KERNEL));
+			if (!ret)
+				list_add(&pool->dev_link, &dev->pools);
+		}
+	}
+	mutex_unlock(&dev->pools_lock);
+
+	if (ret || found) {
+		kfree(pool);
+		return ret ? ERR_PTR(ret) : found;
+	}
+	return pool;
+}
+
+/**
+ * rdmacg_uncharge_levels() - give back one unit at each level below @stop
+ * @from: the charged cgroup
+ * @stop: first level not to touch, or %NULL for all levels
+ * @dev: the device
+ * @type: resource
+ *
+ * Levels whose pool has gone with its device are skipped.
+ *
+ * Context: Under rcu_read_lock().
+ */
+static void rdmacg_uncharge_levels(struct rdma_cgroup *from,
+				   struct rdma_cgroup *stop,
+				   struct rdmacg_device *dev,
+				   enum rdmacg_resource_type type)
+{
+	struct rdmacg_pool *pool;
+	struct rdma_cgroup *p;
+
+	for (p = from; p != stop && rdmacg_is_charged(p); p = rdmacg_parent(p)) {
+		pool = xa_load(&p->pools, dev->id);
+		if (pool)
+			rdmacg_counter_dec(&pool->res[type]);
+	}
+}
+
+/**
+ * rdmacg_charge() - charge one unit to @cg and each of its ancestors
+ * @cg: the cgroup that owns the resource, kept alive by the caller
+ * @dev: the device
+ * @type: resource
+ * @limited: set to the cgroup whose limit refused the charge
+ *
+ * On failure no level keeps a unit.
+ *
+ * Context: Process context; may sleep to create a missing pool.
+ * Return: 0, -EAGAIN if a limit refused the charge (@limited is set),
+ * -ENOMEM, or -ENODEV if @dev is being unregistered.
+ */
+static int rdmacg_charge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
+			 enum rdmacg_resource_type type,
+			 struct rdma_cgroup **limited)
+{
+	struct rdmacg_pool *pool;
+	struct rdma_cgroup *p = cg;
+	int ret = 0;
+
+	rcu_read_lock();
+	while (rdmacg_is_charged(p)) {
+		pool = xa_load(&p->pools, dev->id);
+		if (unlikely(!pool)) {
+			/*
+			 * Create it outside RCU, then look it up again: only
+			 * a lookup under RCU keeps a pool valid.
+			 */
+			rcu_read_unlock();
+			pool = rdmacg_pool_get(p, dev);
+			rcu_read_lock();
+			if (IS_ERR(pool)) {
+				ret = PTR_ERR(pool);
+				break;
+			}
+			continue;
+		}
+		if (!rdmacg_counter_try_inc(&pool->res[type])) {
+			*limited = p;
+			ret = -EAGAIN;
+			break;
+		}
+		p = rdmacg_parent(p);
+	}
+	if (ret)
+		rdmacg_uncharge_levels(cg, p, dev, type);
+	rcu_read_unlock();
+	return ret;
+}
+
+/**
+ * rdmacg_count_refusal() - count a charge refused by a limit
+ * @cg: the cgroup that asked for the charge
+ * @limited: the cgroup whose limit refused it, @cg or an ancestor
+ * @dev: the device
+ * @type: resource
+ *
+ * Counts the failure at @cg and its ancestors, the limit hit at @limited and
+ * its ancestors, and wakes the readers of the files that changed. Levels
+ * that have no pool yet (the charge never reached them) get one, since their
+ * rdma.events reports what happened below; if that fails the event is not
+ * counted there.
+ *
+ * Context: Process context; may sleep.
+ */
+static void rdmacg_count_refusal(struct rdma_cgroup *cg,
+				 struct rdma_cgroup *limited,
+				 struct rdmacg_device *dev,
+				 enum rdmacg_resource_type type)
+{
+	struct rdmacg_counter *c;
+	struct rdmacg_pool *pool;
+	bool at_limit = false;
+	struct rdma_cgroup *p;
+
+	for (p = cg; rdmacg_is_charged(p); p = rdmacg_parent(p)) {
+		if (p == limited)
+			at_limit = true;
+		if (IS_ERR(rdmacg_pool_get(p, dev)))
+			continue;
+
+		rcu_read_lock();
+		pool = xa_load(&p->pools, dev->id);
+		if (pool) {
+			c = &pool->res[type];
+			atomic_inc(&c->events[RDMACG_EV_FAIL]);
+			if (p == cg)
+				atomic_inc(&c->events[RDMACG_EV_FAIL_LOCAL]);
+			if (at_limit)
+				atomic_inc(&c->events[RDMACG_EV_MAX]);
+			if (p == limited)
+				atomic_inc(&c->events[RDMACG_EV_MAX_LOCAL]);
+		}
+		rcu_read_unlock();
+
+		cgroup_file_notify(&p->events_file);
+		if (p == cg || p == limited)
+			cgroup_file_notify(&p->events_local_file);
+	}
+}
+
+/**
+ * rdmacg_try_charge() - charge a resource to the current task's cgroup
+ * @rdmacg: where to store the charged cgroup, for rdmacg_uncharge()
+ * @dev: a registered device
+ * @type: the resource
+ *
+ * The charge is made at the task's cgroup and every ancestor below the root,
+ * or not at all. On success the charged cgroup stays pinned until
+ * rdmacg_uncharge() is called with it.
+ *
+ * Context: Process context; may sleep the first time a cgroup charges
+ * @dev.
+ * Return: 0 on success; -EAGAIN if the cgroup or an ancestor would exceed
+ * its limit; -ENOMEM; -ENODEV if @dev is not registered; -EINVAL for a
+ * bad @type.
+ */
+int rdmacg_try_charge(struct rdma_cgroup **rdmacg,
+		      struct rdmacg_device *dev,
+		      enum rdmacg_resource_type type)
+{
+	struct rdma_cgroup *cg, *limited = NULL;
+	int ret;
+
+	if (type >= RDMACG_RESOURCE_MAX)
+		return -EINVAL;
+	if (unlikely(READ_ONCE(dev->dead)))
+		return -ENODEV;
+
+	cg = rdmacg_of(task_get_css(current, rdma_cgrp_id));
+	ret = rdmacg_charge(cg, dev, type, &limited);
+	if (unlikely(ret)) {
+		if (limited)
+			rdmacg_count_refusal(cg, limited, dev, type);
+		css_put(&cg->css);
+		return ret;
+	}
+	*rdmacg = cg;
+	return 0;
+}
+EXPORT_SYMBOL(rdmacg_try_charge);
+
+/**
+ * rdmacg_uncharge() - return a resource charged by rdmacg_try_charge()
+ * @cg: the cgroup rdmacg_try_charge() stored
+ * @dev: the device of the charge
+ * @type: the resource of the charge
+ *
+ * Drops the reference the charge took on @cg. Once @dev has been
+ * unregistered its charges are gone, and only the reference is dropped.
+ *
+ * Context: Any context.
+ */
+void rdmacg_uncharge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
+		     enum rdmacg_resource_type type)
+{
+	if (WARN_ON_ONCE(type >= RDMACG_RESOURCE_MAX))
+		return;
+
+	if (likely(!READ_ONCE(dev->dead))) {
+		rcu_read_lock();
+		rdmacg_uncharge_levels(cg, NULL, dev, type);
+		rcu_read_unlock();
+	}
+	css_put(&cg->css);
+}
+EXPORT_SYMBOL(rdmacg_uncharge);
+
+/**
+ * rdmacg_register_device() - start accounting for a device
+ * @dev: the device whose @name is set
+ *
+ * The device appears in every cgroup's interface files, with no limits.
+ * If no id can be allocated the device stays unknown: a warning is printed
+ * and charges on it fail with -ENODEV.
+ *
+ * Context: Process context; may sleep.
+ */
+void rdmacg_register_device(struct rdmacg_device *dev)
+{
+	int id;
+
+	INIT_LIST_HEAD(&dev->dev_node);
+	INIT_LIST_HEAD(&dev->pools);
+	mutex_init(&dev->pools_lock);
+	dev->dead = true;
+
+	id = ida_alloc(&rdmacg_ids, GFP_KERNEL);
+	if (id < 0) {
+		pr_warn("rdmacg: cannot account for dev %s\n", dev->name);
+		return;
+	}
+	dev->id = id;
+	dev->dead = false;
+
+	mutex_lock(&rdmacg_registry_mutex);
+	list_add_tail(&dev->dev_node, &rdmacg_registry);
+	mutex_unlock(&rdmacg_registry_mutex);
+}
+EXPORT_SYMBOL(rdmacg_register_device);
+
+/**
+ * rdmacg_unregister_device() - stop accounting for a device
+ * @dev: a device passed to rdmacg_register_device()
+ *
+ * Frees every cgroup's pool for @dev, limits and counters included. The
+ * caller should have released all charges first; a charge still
+ * outstanding is forgotten and its later uncharge only drops the cgroup
+ * reference. Concurrent charges fail with -ENODEV or are forgotten too.
+ *
+ * Context: Process context; may sleep.
+ */
+void rdmacg_unregister_device(struct rdmacg_device *dev)
+{
+	struct rdmacg_pool *pool, *next;
+	LIST_HEAD(pools);
+
+	mutex_lock(&rdmacg_registry_mutex);
+	if (list_empty(&dev->dev_node)) {
+		mutex_unlock(&rdmacg_registry_mutex);
+		return;
+	}
+	list_del_init(&dev->dev_node);
+
+	mutex_lock(&dev->pools_lock);
+	WRITE_ONCE(dev->dead, true);
+	list_splice_init(&dev->pools, &pools);
+	mutex_unlock(&dev->pools_lock);
+
+	list_for_each_entry_safe(pool, next, &pools, dev_link) {
+		xa_erase(&pool->cg->pools, dev->id);
+		kfree_rcu(pool, rcu);
+	}
+	mutex_unlock(&rdmacg_registry_mutex);
+
+	ida_free(&rdmacg_ids, dev->id);
+}
+EXPORT_SYMBOL(rdmacg_unregister_device);
+
+/*
+ * Parsing of rdma.max writes. This part is a pure function of its input so
+ * that it can be built and fuzzed in user space as well.
+ */
+
+/**
+ * struct rdmacg_max_req - a parsed rdma.max write
+ * @dev: the device name, not NUL-terminated
+ * @dev_len: its length
+ * @mask: bit i is set when resource i was given
+ * @value: the limits given, %RDMACG_MAX for "max"
+ */
+struct rdmacg_max_req {
+	const char	*dev;
+	size_t		dev_len;
+	unsigned int	mask;
+	int		value[RDMACG_RESOURCE_MAX];
+};
+
+static bool rdmacg_is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/*
+ * Return the next token in [*pos, end) and its length in *len, and move
+ * *pos past it; NULL when only blanks are left.
+ */
+static const char *rdmacg_next_token(const char **pos, const char *end,
+				     size_t *len)
+{
+	const char *s = *pos, *t;
+
+	while (s < end && rdmacg_is_blank(*s))
+		s++;
+	if (s == end)
+		return NULL;
+	for (t = s; t < end && !rdmacg_is_blank(*t); t++)
+		;
+	*pos = t;
+	*len = t - s;
+	return s;
+}
+
+/* Accept "max", or a decimal number from 0 to RDMACG_MAX in digits only. */
+static bool rdmacg_parse_value(const char *s, size_t len, int *value)
+{
+	int v = 0, digit;
+	size_t i;
+
+	if (len == 3 && !memcmp(s, "max", 3)) {
+		*value = RDMACG_MAX;
+		return true;
+	}
+	for (i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		digit = s[i] - '0';
+		if (v > (RDMACG_MAX - digit) / 10)
+			return false;
+		v = v * 10 + digit;
+	}
+	*value = v;
+	return len > 0;
+}
+
+/* The resource named by s[0..len), or RDMACG_RESOURCE_MAX if none is. */
+static enum rdmacg_resource_type rdmacg_parse_key(const char *s, size_t len)
+{
+	enum rdmacg_resource_type type;
+
+	for (type = 0; type < RDMACG_RESOURCE_MAX; type++)
+		if (strlen(rdmacg_names[type]) == len &&
+		    !memcmp(s, rdmacg_names[type], len))
+			break;
+	return type;
+}
+
+/* Parse one "KEY=VALUE" token into @req, refusing a key seen before. */
+static bool rdmacg_parse_setting(const char *tok, size_t len,
+				 struct rdmacg_max_req *req)
+{
+	const char *eq = memchr(tok, '=', len);
+	enum rdmacg_resource_type type;
+
+	if (!eq)
+		return false;
+	type = rdmacg_parse_key(tok, eq - tok);
+	if (type == RDMACG_RESOURCE_MAX || (req->mask & BIT(type)))
+		return false;
+	if (!rdmacg_parse_value(eq + 1, tok + len - eq - 1, &req->value[type]))
+		return false;
+	req->mask |= BIT(type);
+	return true;
+}
+
+/**
+ * rdmacg_parse_max() - parse "DEV [KEY=VALUE]..." as written to rdma.max
+ * @buf: the text; need not be NUL-terminated
+ * @len: its length
+ * @req: the result, valid only on success
+ *
+ * Tokens are separated by any run of spaces and tabs; blanks at either end
+ * and newlines at the end are ignored. Each key may appear once.
+ *
+ * Context: Any context.
+ * Return: 0, or -EINVAL if the text is malformed.
+ */
+static int rdmacg_parse_max(const char *buf, size_t len,
+			    struct rdmacg_max_req *req)
+{
+	const char *pos = buf, *end = buf + len, *tok;
+	size_t tok_len;
+
+	memset(req, 0, sizeof(*req));
+	while (end > pos && (rdmacg_is_blank(end[-1]) || end[-1] == '\n'))
+		end--;
+
+	req->dev = rdmacg_next_token(&pos, end, &req->dev_len);
+	if (!req->dev)
+		return -EINVAL;
+	while ((tok = rdmacg_next_token(&pos, end, &tok_len)))
+		if (!rdmacg_parse_setting(tok, tok_len, req))
+			return -EINVAL;
+	return 0;
+}
+
+/* Context: Under rdmacg_registry_mutex. */
+static struct rdmacg_device *rdmacg_device_find(const char *name, size_t len)
+{
+	struct rdmacg_device *dev;
+
+	lockdep_assert_held(&rdmacg_registry_mutex);
+	list_for_each_entry(dev, &rdmacg_registry, dev_node)
+		if (strlen(dev->name) == len && !memcmp(dev->name, name, len))
+			return dev;
+	return NULL;
+}
+
+/**
+ * rdmacg_set_max() - apply an rdma.max write to a cgroup
+ * @cg: a non-root cgroup the caller keeps alive
+ * @buf: the text written
+ * @len: its length
+ *
+ * Either every limit named in @buf is set, or nothing changes.
+ *
+ * Context: Process context; may sleep. Takes rdmacg_registry_mutex.
+ * Return: 0; -EINVAL for malformed text; -ENODEV if the device is not
+ * registered; -ENOMEM.
+ */
+static int rdmacg_set_max(struct rdma_cgroup *cg, const char *buf, size_t len)
+{
+	struct rdmacg_device *dev;
+	struct rdmacg_max_req req;
+	struct rdmacg_pool *pool;
+	int i, ret;
+
+	ret = rdmacg_parse_max(buf, len, &req);
+	if (ret)
+		return ret;
+
+	mutex_lock(&rdmacg_registry_mutex);
+	dev = rdmacg_device_find(req.dev, req.dev_len);
+	if (!dev) {
+		ret = -ENODEV;
+		goto out;
+	}
+	if (!req.mask)
+		goto out;
+
+	pool = rdmacg_pool_get(cg, dev);
+	if (IS_ERR(pool)) {
+		ret = PTR_ERR(pool);
+		goto out;
+	}
+	for (i = 0; i < RDMACG_RESOURCE_MAX; i++)
+		if (req.mask & BIT(i))
+			WRITE_ONCE(pool->res[i].max, req.value[i]);
+out:
+	mutex_unlock(&rdmacg_registry_mutex);
+	return ret;
+}
+
+static ssize_t rdmacg_max_write(struct kernfs_open_file *of, char *buf,
+				size_t nbytes, loff_t off)
+{
+	int ret = rdmacg_set_max(rdmacg_of(of_css(of)), buf, nbytes);
+
+	return ret ?: nbytes;
+}
+
+static int rdmacg_counter_value(struct rdmacg_counter *c,
+				enum rdmacg_value what)
+{
+	switch (what) {
+	case RDMACG_VAL_MAX:
+		return READ_ONCE(c->max);
+	case RDMACG_VAL_CURRENT:
+		return atomic_read(&c->usage);
+	default:
+		return atomic_read(&c->peak);
+	}
+}
+
+/* Print rdma.max, rdma.current or rdma.peak: "DEV hca_handle=N hca_object=N". */
+static void rdmacg_print_values(struct seq_file *seq, struct rdma_cgroup *cg,
+				enum rdmacg_value what)
+{
+	struct rdmacg_device *dev;
+	struct rdmacg_pool *pool;
+	int i, val;
+
+	mutex_lock(&rdmacg_registry_mutex);
+	list_for_each_entry(dev, &rdmacg_registry, dev_node) {
+		pool = xa_load(&cg->pools, dev->id);
+		seq_puts(seq, dev->name);
+		for (i = 0; i < RDMACG_RESOURCE_MAX; i++) {
+			if (pool)
+				val = rdmacg_counter_value(&pool->res[i], what);
+			else
+				val = what == RDMACG_VAL_MAX ? RDMACG_MAX : 0;
+			if (what == RDMACG_VAL_MAX && val == RDMACG_MAX)
+				seq_printf(seq, " %s=max", rdmacg_names[i]);
+			else
+				seq_printf(seq, " %s=%d", rdmacg_names[i], val);
+		}
+		seq_putc(seq, '\n');
+	}
+	mutex_unlock(&rdmacg_registry_mutex);
+}
+
+/*
+ * Print rdma.events or rdma.events.local:
+ * "DEV hca_handle.max=N hca_handle.alloc_fail=N hca_object.max=N ...".
+ */
+static void rdmacg_print_events(struct seq_file *seq, struct rdma_cgroup *cg,
+				bool local)
+{
+	enum rdmacg_event hit_ev = local ? RDMACG_EV_MAX_LOCAL : RDMACG_EV_MAX;
+	enum rdmacg_event fail_ev = local ? RDMACG_EV_FAIL_LOCAL : RDMACG_EV_FAIL;
+	struct rdmacg_device *dev;
+	struct rdmacg_pool *pool;
+	unsigned int hit, fail;
+	int i;
+
+	mutex_lock(&rdmacg_registry_mutex);
+	list_for_each_entry(dev, &rdmacg_registry, dev_node) {
+		pool = xa_load(&cg->pools, dev->id);
+		seq_puts(seq, dev->name);
+		for (i = 0; i < RDMACG_RESOURCE_MAX; i++) {
+			hit = pool ? atomic_read(&pool->res[i].events[hit_ev]) : 0;
+			fail = pool ? atomic_read(&pool->res[i].events[fail_ev]) : 0;
+			seq_printf(seq, " %s.max=%u %s.alloc_fail=%u",
+				   rdmacg_names[i], hit, rdmacg_names[i], fail);
+		}
+		seq_putc(seq, '\n');
+	}
+	mutex_unlock(&rdmacg_registry_mutex);
+}
+
+static int rdmacg_values_show(struct seq_file *seq, void *v)
+{
+	rdmacg_print_values(seq, rdmacg_of(seq_css(seq)), seq_cft(seq)->private);
+	return 0;
+}
+
+static int rdmacg_events_show(struct seq_file *seq, void *v)
+{
+	rdmacg_print_events(seq, rdmacg_of(seq_css(seq)), seq_cft(seq)->private);
+	return 0;
+}
+
+static struct cftype rdmacg_cftypes[] = {
+	{
+		.name = "max",
+		.write = rdmacg_max_write,
+		.seq_show = rdmacg_values_show,
+		.private = RDMACG_VAL_MAX,
+		.flags = CFTYPE_NOT_ON_ROOT,
+	},
+	{
+		.name = "current",
+		.seq_show = rdmacg_values_show,
+		.private = RDMACG_VAL_CURRENT,
+		.flags = CFTYPE_NOT_ON_ROOT,
+	},
+	{
+		.name = "peak",
+		.seq_show = rdmacg_values_show,
+		.private = RDMACG_VAL_PEAK,
+		.flags = CFTYPE_NOT_ON_ROOT,
+	},
+	{
+		.name = "events",
+		.seq_show = rdmacg_events_show,
+		.private = false,
+		.file_offset = offsetof(struct rdma_cgroup, events_file),
+		.flags = CFTYPE_NOT_ON_ROOT,
+	},
+	{
+		.name = "events.local",
+		.seq_show = rdmacg_events_show,
+		.private = true,
+		.file_offset = offsetof(struct rdma_cgroup, events_local_file),
+		.flags = CFTYPE_NOT_ON_ROOT,
+	},
+	{ }	/* end of table */
+};
+
+static struct cgroup_subsys_state *
+rdmacg_alloc_css(struct cgroup_subsys_state *parent)
+{
+	struct rdma_cgroup *cg;
+
+	cg = kzalloc(sizeof(*cg), GFP_KERNEL);
+	if (!cg)
+		return ERR_PTR(-ENOMEM);
+	xa_init(&cg->pools);
+	return &cg->css;
+}
+
+/*
+ * No charge is left here (each one pinned the css), so only an
+ * unregistration can race with us; rdmacg_registry_mutex keeps it out.
+ */
+static void rdmacg_free_css(struct cgroup_subsys_state *css)
+{
+	struct rdma_cgroup *cg = rdmacg_of(css);
+	struct rdmacg_pool *pool;
+	unsigned long id;
+
+	mutex_lock(&rdmacg_registry_mutex);
+	xa_for_each(&cg->pools, id, pool) {
+		mutex_lock(&pool->dev->pools_lock);
+		list_del(&pool->dev_link);
+		mutex_unlock(&pool->dev->pools_lock);
+		kfree_rcu(pool, rcu);
+	}
+	xa_destroy(&cg->pools);
+	mutex_unlock(&rdmacg_registry_mutex);
+	kfree(cg);
+}
+
+struct cgroup_subsys rdma_cgrp_subsys = {
+	.css_alloc	= rdmacg_alloc_css,
+	.css_free	= rdmacg_free_css,
+	.legacy_cftypes	= rdmacg_cftypes,
+	.dfl_cftypes	= rdmacg_cftypes,
+};
+
+#ifdef CONFIG_CGROUP_RDMA_KUNIT_TEST
+#include "tests/rdma_kunit.c"
+#endif
