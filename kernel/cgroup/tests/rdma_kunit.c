@@ -1,0 +1,623 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests of the RDMA cgroup controller.
+ *
+ * Included at the end of kernel/cgroup/rdma.c, so the tests reach the
+ * controller's static functions. They build cgroup hierarchies of their own
+ * (struct rdma_cgroup with hand-set parents and reference counting turned
+ * off) and register fake devices, so they need neither a mounted cgroup
+ * file system nor RDMA hardware.
+ */
+
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/kthread.h>
+
+#define TEST_DEV_NAME	"kunit_rdmacg"
+
+static void rdmacg_test_free_cg(void *css)
+{
+	rdmacg_free_css(css);
+}
+
+/* A cgroup below @parent, or a root when @parent is NULL. */
+static struct rdma_cgroup *rdmacg_test_cg(struct kunit *test,
+					  struct rdma_cgroup *parent)
+{
+	struct cgroup_subsys_state *css;
+
+	css = rdmacg_alloc_css(parent ? &parent->css : NULL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, css);
+	css->parent = parent ? &parent->css : NULL;
+	css->flags |= CSS_NO_REF;
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, rdmacg_test_free_cg, css));
+	return rdmacg_of(css);
+}
+
+static void rdmacg_test_unregister(void *device)
+{
+	rdmacg_unregister_device(device);
+}
+
+static struct rdmacg_device *rdmacg_test_device(struct kunit *test,
+						const char *name)
+{
+	struct rdmacg_device *device;
+
+	device = kunit_kzalloc(test, sizeof(*device), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, device);
+	device->name = (char *)name;
+	rdmacg_register_device(device);
+	KUNIT_ASSERT_FALSE(test, device->dead);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, rdmacg_test_unregister,
+						  device));
+	return device;
+}
+
+/* The counter of @cg for @device, or NULL when there is no pool. */
+static struct rdmacg_counter *rdmacg_test_res(struct rdma_cgroup *cg,
+					      struct rdmacg_device *device,
+					      enum rdmacg_resource_type index)
+{
+	struct rdmacg_pool *pool = xa_load(&cg->pools, device->id);
+
+	return pool ? &pool->res[index] : NULL;
+}
+
+static int rdmacg_test_usage(struct rdma_cgroup *cg,
+			     struct rdmacg_device *device,
+			     enum rdmacg_resource_type index)
+{
+	struct rdmacg_counter *c = rdmacg_test_res(cg, device, index);
+
+	return c ? atomic_read(&c->usage) : 0;
+}
+
+static int rdmacg_test_event(struct rdma_cgroup *cg,
+			     struct rdmacg_device *device,
+			     enum rdmacg_resource_type index,
+			     enum rdmacg_event ev)
+{
+	struct rdmacg_counter *c = rdmacg_test_res(cg, device, index);
+
+	return c ? atomic_read(&c->events[ev]) : 0;
+}
+
+/* Charge @cg as rdmacg_try_charge() does for a task in @cg. */
+static int rdmacg_test_charge(struct rdma_cgroup *cg,
+			      struct rdmacg_device *device,
+			      enum rdmacg_resource_type index)
+{
+	struct rdma_cgroup *limited = NULL;
+	int ret;
+
+	ret = rdmacg_charge(cg, device, index, &limited);
+	if (ret == -EAGAIN)
+		rdmacg_count_refusal(cg, limited, device, index);
+	return ret;
+}
+
+static void rdmacg_test_set(struct kunit *test, struct rdma_cgroup *cg,
+			    const char *text)
+{
+	KUNIT_ASSERT_EQ_MSG(test, 0, rdmacg_set_max(cg, text, strlen(text)),
+			    "writing \"%s\"", text);
+}
+
+struct rdmacg_parse_case {
+	const char *input;
+	int ret;
+	int handle;	/* hca_handle limit afterwards */
+	int object;	/* hca_object limit afterwards */
+};
+
+/* Each case starts from hca_handle=7 hca_object=9. */
+static const struct rdmacg_parse_case rdmacg_parse_cases[] = {
+	{ TEST_DEV_NAME " hca_handle=1 hca_object=2", 0, 1, 2 },
+	{ TEST_DEV_NAME " hca_object=2 hca_handle=1", 0, 1, 2 },
+	{ TEST_DEV_NAME " hca_handle=3", 0, 3, 9 },
+	{ TEST_DEV_NAME " hca_object=4", 0, 7, 4 },
+	{ TEST_DEV_NAME " hca_handle=max", 0, RDMACG_MAX, 9 },
+	{ TEST_DEV_NAME " hca_handle=max hca_object=max", 0, RDMACG_MAX, RDMACG_MAX },
+	{ TEST_DEV_NAME " hca_handle=0", 0, 0, 9 },
+	{ TEST_DEV_NAME " hca_handle=2147483647", 0, RDMACG_MAX, 9 },
+	{ TEST_DEV_NAME " hca_handle=2147483646", 0, 2147483646, 9 },
+	{ TEST_DEV_NAME " hca_object=010", 0, 7, 10 },
+	{ TEST_DEV_NAME "\thca_handle=5", 0, 5, 9 },
+	{ TEST_DEV_NAME "  \t hca_handle=5\t\thca_object=6", 0, 5, 6 },
+	{ " \t" TEST_DEV_NAME " hca_handle=5", 0, 5, 9 },
+	{ TEST_DEV_NAME " hca_handle=5\n", 0, 5, 9 },
+	{ TEST_DEV_NAME " hca_handle=5 \t\n", 0, 5, 9 },
+	{ TEST_DEV_NAME, 0, 7, 9 },
+	{ TEST_DEV_NAME "\n", 0, 7, 9 },
+	{ "", -EINVAL, 7, 9 },
+	{ "\n", -EINVAL, 7, 9 },
+	{ " \t ", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle= 5", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle =5", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " =5", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=m", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=ma", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=MAX", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=maxx", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=-1", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=+1", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=0x10", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=5abc", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=1.5", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=2147483648", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=99999999999999999999", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=1 hca_handle=2", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=max hca_handle=max", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_object=1 bogus=2", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=1 hca_object=x", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " HCA_HANDLE=1", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handles=1", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=5=6", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle==5", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=5,hca_object=6", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=1 junk", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=1\nhca_object=2", -EINVAL, 7, 9 },
+	{ "nosuchdev hca_handle=1", -ENODEV, 7, 9 },
+	{ "nosuchdev", -ENODEV, 7, 9 },
+	{ "kunit_rdmac hca_handle=1", -ENODEV, 7, 9 },
+	{ TEST_DEV_NAME "0 hca_handle=1", -ENODEV, 7, 9 },
+	{ "nosuchdev hca_handle=bad", -EINVAL, 7, 9 },
+};
+
+/* Every case of the table, applied to a cgroup, with the limits afterwards. */
+static void rdmacg_test_parse_table(struct kunit *test)
+{
+	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
+	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
+	struct rdma_cgroup *cg = rdmacg_test_cg(test, root);
+	const struct rdmacg_parse_case *t;
+	struct rdmacg_pool *pool;
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(rdmacg_parse_cases); i++) {
+		t = &rdmacg_parse_cases[i];
+		rdmacg_test_set(test, cg, TEST_DEV_NAME " hca_handle=7 hca_object=9");
+		ret = rdmacg_set_max(cg, t->input, strlen(t->input));
+		KUNIT_EXPECT_EQ_MSG(test, ret, t->ret, "case %d \"%s\"", i, t->input);
+		pool = xa_load(&cg->pools, device->id);
+		KUNIT_ASSERT_NOT_NULL(test, pool);
+		KUNIT_EXPECT_EQ_MSG(test, pool->res[RDMACG_RESOURCE_HCA_HANDLE].max,
+				    t->handle, "case %d \"%s\"", i, t->input);
+		KUNIT_EXPECT_EQ_MSG(test, pool->res[RDMACG_RESOURCE_HCA_OBJECT].max,
+				    t->object, "case %d \"%s\"", i, t->input);
+	}
+	KUNIT_EXPECT_GE(test, ARRAY_SIZE(rdmacg_parse_cases), 40);
+}
+
+/* Bytes that are not text, and a length that stops before the NUL. */
+static void rdmacg_test_parse_bytes(struct kunit *test)
+{
+	static const char nul[] = TEST_DEV_NAME " hca_handle=5\0 hca_object=6";
+	struct rdmacg_max_req req;
+
+	KUNIT_EXPECT_EQ(test, -EINVAL, rdmacg_parse_max(nul, sizeof(nul) - 1, &req));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_parse_max(nul, strlen(nul), &req));
+	KUNIT_EXPECT_EQ(test, req.mask, BIT(RDMACG_RESOURCE_HCA_HANDLE));
+	KUNIT_EXPECT_EQ(test, req.value[RDMACG_RESOURCE_HCA_HANDLE], 5);
+	KUNIT_EXPECT_EQ(test, req.dev_len, strlen(TEST_DEV_NAME));
+	KUNIT_EXPECT_EQ(test, -EINVAL, rdmacg_parse_max("d hca_handle=\xff", 14, &req));
+}
+
+/*
+ * root - a - b - c: the limit of 1 sits at c, b or a in turn. The second
+ * charge from c must fail at that level and leave usage 1 everywhere, and
+ * the events must be counted at the right levels.
+ */
+static void rdmacg_test_refusal_levels(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
+	struct rdma_cgroup *root, *lvl[3], *limited;
+	int at, i;
+
+	for (at = 0; at < 3; at++) {
+		root = rdmacg_test_cg(test, NULL);
+		lvl[0] = rdmacg_test_cg(test, root);	/* a */
+		lvl[1] = rdmacg_test_cg(test, lvl[0]);	/* b */
+		lvl[2] = rdmacg_test_cg(test, lvl[1]);	/* c */
+		rdmacg_test_set(test, lvl[at], TEST_DEV_NAME " hca_object=1");
+
+		KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(lvl[2], device, r));
+		limited = NULL;
+		KUNIT_EXPECT_EQ(test, -EAGAIN,
+				rdmacg_charge(lvl[2], device, r, &limited));
+		KUNIT_EXPECT_PTR_EQ(test, limited, lvl[at]);
+		rdmacg_count_refusal(lvl[2], limited, device, r);
+
+		for (i = 0; i < 3; i++) {
+			KUNIT_EXPECT_EQ(test, 1, rdmacg_test_usage(lvl[i], device, r));
+			KUNIT_EXPECT_EQ(test, i == at,
+					rdmacg_test_event(lvl[i], device, r,
+							  RDMACG_EV_MAX_LOCAL));
+			KUNIT_EXPECT_EQ(test, i <= at,
+					rdmacg_test_event(lvl[i], device, r,
+							  RDMACG_EV_MAX));
+			KUNIT_EXPECT_EQ(test, i == 2,
+					rdmacg_test_event(lvl[i], device, r,
+							  RDMACG_EV_FAIL_LOCAL));
+			KUNIT_EXPECT_EQ(test, 1,
+					rdmacg_test_event(lvl[i], device, r,
+							  RDMACG_EV_FAIL));
+			/* The other resource saw nothing. */
+			KUNIT_EXPECT_EQ(test, 0,
+					rdmacg_test_usage(lvl[i], device,
+							  RDMACG_RESOURCE_HCA_HANDLE));
+		}
+		KUNIT_EXPECT_NULL(test, xa_load(&root->pools, device->id));
+
+		rdmacg_uncharge(lvl[2], device, r);
+		for (i = 0; i < 3; i++)
+			KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(lvl[i], device, r));
+	}
+}
+
+/* Siblings add up at their parent; a refusal in one leaves the other alone. */
+static void rdmacg_test_siblings(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_HANDLE;
+	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
+	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
+	struct rdma_cgroup *parent = rdmacg_test_cg(test, root);
+	struct rdma_cgroup *x = rdmacg_test_cg(test, parent);
+	struct rdma_cgroup *y = rdmacg_test_cg(test, parent);
+
+	rdmacg_test_set(test, parent, TEST_DEV_NAME " hca_handle=3");
+	rdmacg_test_set(test, x, TEST_DEV_NAME " hca_handle=max");
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_charge(x, device, r));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_charge(x, device, r));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_charge(y, device, r));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_test_charge(y, device, r));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_test_charge(x, device, r));
+	KUNIT_EXPECT_EQ(test, 3, rdmacg_test_usage(parent, device, r));
+	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_usage(x, device, r));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_usage(y, device, r));
+	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_event(parent, device, r, RDMACG_EV_MAX_LOCAL));
+	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_event(parent, device, r, RDMACG_EV_FAIL));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_event(parent, device, r, RDMACG_EV_FAIL_LOCAL));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_event(x, device, r, RDMACG_EV_FAIL_LOCAL));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_event(x, device, r, RDMACG_EV_MAX));
+
+	rdmacg_uncharge(y, device, r);
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_charge(x, device, r));
+	KUNIT_EXPECT_EQ(test, 3, rdmacg_test_usage(x, device, r));
+	rdmacg_uncharge(x, device, r);
+	rdmacg_uncharge(x, device, r);
+	rdmacg_uncharge(x, device, r);
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(parent, device, r));
+}
+
+/* A limit below usage keeps what is held and refuses more until it drops. */
+static void rdmacg_test_limit_below_usage(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
+	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
+	struct rdma_cgroup *cg = rdmacg_test_cg(test, root);
+	int i;
+
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(cg, device, r));
+	rdmacg_test_set(test, cg, TEST_DEV_NAME " hca_object=1");
+	KUNIT_EXPECT_EQ(test, 3, rdmacg_test_usage(cg, device, r));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_test_charge(cg, device, r));
+	rdmacg_uncharge(cg, device, r);
+	rdmacg_uncharge(cg, device, r);
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_usage(cg, device, r));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_test_charge(cg, device, r));
+	rdmacg_uncharge(cg, device, r);
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_charge(cg, device, r));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_usage(cg, device, r));
+	KUNIT_EXPECT_EQ(test, 3, atomic_read(&rdmacg_test_res(cg, device, r)->peak));
+	rdmacg_uncharge(cg, device, r);
+}
+
+/* Usage stops at the largest limit instead of wrapping. */
+static void rdmacg_test_no_wrap(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
+	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
+	struct rdma_cgroup *cg = rdmacg_test_cg(test, root);
+	struct rdmacg_counter *c;
+
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(cg, device, r));
+	c = rdmacg_test_res(cg, device, r);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	atomic_set(&c->usage, RDMACG_MAX - 1);
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_charge(cg, device, r));
+	KUNIT_EXPECT_EQ(test, RDMACG_MAX, atomic_read(&c->usage));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_test_charge(cg, device, r));
+	KUNIT_EXPECT_EQ(test, RDMACG_MAX, atomic_read(&c->usage));
+	KUNIT_EXPECT_EQ(test, RDMACG_MAX, atomic_read(&c->peak));
+	atomic_set(&c->usage, 0);
+}
+
+static int rdmacg_test_count_pools(struct rdmacg_device *device)
+{
+	struct rdmacg_pool *pool;
+	int n = 0;
+
+	mutex_lock(&device->pools_lock);
+	list_for_each_entry(pool, &device->pools, dev_link)
+		n++;
+	mutex_unlock(&device->pools_lock);
+	return n;
+}
+
+/*
+ * Pools appear with the first charge (every level but the root) or limit
+ * write, survive usage going back to zero, and go with their cgroup.
+ */
+static void rdmacg_test_pool_lifetime(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_HANDLE;
+	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
+	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
+	struct rdma_cgroup *a = rdmacg_test_cg(test, root);
+	struct rdma_cgroup *b = rdmacg_test_cg(test, a);
+	struct rdma_cgroup *other;
+	struct rdmacg_pool *pool;
+
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_count_pools(device));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_charge(root, device, r));
+	KUNIT_EXPECT_TRUE(test, xa_empty(&root->pools));
+	rdmacg_uncharge(root, device, r);
+
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(b, device, r));
+	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_count_pools(device));
+	KUNIT_EXPECT_TRUE(test, xa_empty(&root->pools));
+	pool = xa_load(&b->pools, device->id);
+	KUNIT_EXPECT_NOT_NULL(test, pool);
+	rdmacg_uncharge(b, device, r);
+	KUNIT_EXPECT_PTR_EQ(test, pool, xa_load(&b->pools, device->id));
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(b, device, r));
+	KUNIT_EXPECT_PTR_EQ(test, pool, xa_load(&b->pools, device->id));
+	rdmacg_uncharge(b, device, r);
+	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_count_pools(device));
+
+	/* A limit write makes a pool; naming no key or a bad key does not. */
+	other = rdmacg_of(rdmacg_alloc_css(&a->css));
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, other);
+	other->css.parent = &a->css;
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_set_max(other, TEST_DEV_NAME, strlen(TEST_DEV_NAME)));
+	KUNIT_EXPECT_EQ(test, -EINVAL, rdmacg_set_max(other, TEST_DEV_NAME " x=1",
+						      strlen(TEST_DEV_NAME " x=1")));
+	KUNIT_EXPECT_TRUE(test, xa_empty(&other->pools));
+	rdmacg_test_set(test, other, TEST_DEV_NAME " hca_handle=max");
+	KUNIT_EXPECT_EQ(test, 3, rdmacg_test_count_pools(device));
+	rdmacg_free_css(&other->css);
+	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_count_pools(device));
+}
+
+/*
+ * Unregistering a device with charges outstanding frees its pools; the
+ * late uncharges only drop their references, and charges fail.
+ */
+static void rdmacg_test_unregister_outstanding(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	struct rdmacg_device *device;
+	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
+	struct rdma_cgroup *a = rdmacg_test_cg(test, root);
+	struct rdma_cgroup *b = rdmacg_test_cg(test, a);
+	struct rdma_cgroup *stale;
+
+	device = kunit_kzalloc(test, sizeof(*device), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, device);
+	device->name = TEST_DEV_NAME;
+	rdmacg_register_device(device);
+
+	rdmacg_test_set(test, a, TEST_DEV_NAME " hca_object=5");
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_try_charge(&stale, device, r));
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(b, device, r));
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(b, device, r));
+	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_count_pools(device));
+
+	rdmacg_unregister_device(device);
+	KUNIT_EXPECT_TRUE(test, device->dead);
+	KUNIT_EXPECT_TRUE(test, xa_empty(&a->pools));
+	KUNIT_EXPECT_TRUE(test, xa_empty(&b->pools));
+	KUNIT_EXPECT_TRUE(test, list_empty(&device->pools));
+	KUNIT_EXPECT_EQ(test, -ENODEV, rdmacg_set_max(a, TEST_DEV_NAME " hca_object=1",
+						      strlen(TEST_DEV_NAME " hca_object=1")));
+	KUNIT_EXPECT_EQ(test, -ENODEV, rdmacg_try_charge(&stale, device, r));
+
+	rdmacg_uncharge(b, device, r);
+	rdmacg_uncharge(b, device, r);
+	rdmacg_uncharge(stale, device, r);
+	KUNIT_EXPECT_TRUE(test, xa_empty(&b->pools));
+
+	/* Registered again, the device starts afresh with no limits. */
+	rdmacg_register_device(device);
+	KUNIT_ASSERT_FALSE(test, device->dead);
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_charge(b, device, r));
+	KUNIT_EXPECT_EQ(test, RDMACG_MAX, rdmacg_test_res(a, device, r)->max);
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_usage(a, device, r));
+	rdmacg_uncharge(b, device, r);
+	rdmacg_unregister_device(device);
+	rdmacg_unregister_device(device);	/* twice is harmless */
+}
+
+/* The files' text: one line per device, single spaces, no trailing blank. */
+static void rdmacg_test_file_format(struct kunit *test)
+{
+	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
+	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
+	struct rdma_cgroup *cg = rdmacg_test_cg(test, root);
+	static const char *expect = TEST_DEV_NAME " hca_handle=max hca_object=max\n";
+	struct seq_file sf = { };
+	char events[128];
+	char *line;
+
+	sf.size = PAGE_SIZE;
+	sf.buf = kunit_kzalloc(test, sf.size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sf.buf);
+
+	rdmacg_print_values(&sf, cg, RDMACG_VAL_MAX);
+	line = strstr(sf.buf, TEST_DEV_NAME " ");
+	KUNIT_ASSERT_NOT_NULL(test, line);
+	KUNIT_EXPECT_TRUE(test, line == sf.buf || line[-1] == '\n');
+	KUNIT_EXPECT_EQ(test, 0, strncmp(line, expect, strlen(expect)));
+
+	rdmacg_test_set(test, cg, TEST_DEV_NAME " hca_handle=2 hca_object=0");
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(cg, device,
+						    RDMACG_RESOURCE_HCA_HANDLE));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_test_charge(cg, device,
+							  RDMACG_RESOURCE_HCA_OBJECT));
+
+	sf.count = 0;
+	memset(sf.buf, 0, sf.size);
+	rdmacg_print_values(&sf, cg, RDMACG_VAL_MAX);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, TEST_DEV_NAME
+					   " hca_handle=2 hca_object=0\n"));
+	sf.count = 0;
+	memset(sf.buf, 0, sf.size);
+	rdmacg_print_values(&sf, cg, RDMACG_VAL_CURRENT);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, TEST_DEV_NAME
+					   " hca_handle=1 hca_object=0\n"));
+	sf.count = 0;
+	memset(sf.buf, 0, sf.size);
+	rdmacg_print_events(&sf, cg, true);
+	snprintf(events, sizeof(events),
+		 "%s hca_handle.max=%d hca_handle.alloc_fail=%d hca_object.max=%d hca_object.alloc_fail=%d\n",
+		 TEST_DEV_NAME, 0, 0, 1, 1);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, events));
+	KUNIT_EXPECT_NULL(test, strchr(sf.buf, '\t'));
+	KUNIT_EXPECT_NULL(test, strstr(sf.buf, "  "));
+	for (line = sf.buf; (line = strchr(line, '\n')); line++)
+		KUNIT_EXPECT_NE(test, line[-1], ' ');
+	rdmacg_uncharge(cg, device, RDMACG_RESOURCE_HCA_HANDLE);
+}
+
+struct rdmacg_test_worker {
+	struct rdma_cgroup	*cg;
+	struct rdmacg_device	*device;
+	struct completion	done;
+	int			charged;
+	int			refused;
+	int			other;
+};
+
+#define RDMACG_TEST_ROUNDS	3000
+#define RDMACG_TEST_BURST	3
+#define RDMACG_TEST_LIMIT	5
+#define RDMACG_TEST_WORKERS	4
+
+static int rdmacg_test_worker_fn(void *data)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	struct rdmacg_test_worker *w = data;
+	int round, i, held, ret;
+
+	for (round = 0; round < RDMACG_TEST_ROUNDS; round++) {
+		held = 0;
+		for (i = 0; i < RDMACG_TEST_BURST; i++) {
+			ret = rdmacg_test_charge(w->cg, w->device, r);
+			if (!ret) {
+				held++;
+				w->charged++;
+			} else if (ret == -EAGAIN) {
+				w->refused++;
+			} else {
+				w->other++;
+			}
+		}
+		while (held--)
+			rdmacg_uncharge(w->cg, w->device, r);
+		cond_resched();
+	}
+	complete(&w->done);
+	return 0;
+}
+
+/*
+ * Workers in sibling cgroups charge and uncharge against their parent's
+ * limit. Every refusal is counted once at the parent; the parent never
+ * goes over its limit; everything is given back in the end.
+ */
+static void rdmacg_test_concurrent(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
+	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
+	struct rdma_cgroup *parent = rdmacg_test_cg(test, root);
+	struct rdma_cgroup *child[RDMACG_TEST_WORKERS / 2];
+	int i, refused = 0, charged = 0, child_refused;
+	struct rdmacg_test_worker *w;
+	struct task_struct *task;
+
+	w = kunit_kcalloc(test, RDMACG_TEST_WORKERS, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	rdmacg_test_set(test, parent, TEST_DEV_NAME " hca_object=5");
+
+	for (i = 0; i < ARRAY_SIZE(child); i++)
+		child[i] = rdmacg_test_cg(test, parent);
+	for (i = 0; i < RDMACG_TEST_WORKERS; i++) {
+		/* Two workers race to create each child's pool. */
+		w[i].cg = child[i / 2];
+		w[i].device = device;
+		init_completion(&w[i].done);
+	}
+	for (i = 0; i < RDMACG_TEST_WORKERS; i++) {
+		task = kthread_run(rdmacg_test_worker_fn, &w[i], "rdmacg_kunit/%d", i);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, task);
+	}
+	for (i = 0; i < RDMACG_TEST_WORKERS; i++) {
+		wait_for_completion(&w[i].done);
+		KUNIT_EXPECT_EQ(test, 0, w[i].other);
+		KUNIT_EXPECT_EQ(test, RDMACG_TEST_ROUNDS * RDMACG_TEST_BURST,
+				w[i].charged + w[i].refused);
+		refused += w[i].refused;
+		charged += w[i].charged;
+	}
+	for (i = 0; i < ARRAY_SIZE(child); i++) {
+		child_refused = w[2 * i].refused + w[2 * i + 1].refused;
+		KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(child[i], device, r));
+		KUNIT_EXPECT_EQ(test, child_refused,
+				rdmacg_test_event(child[i], device, r,
+						  RDMACG_EV_FAIL_LOCAL));
+		KUNIT_EXPECT_EQ(test, 0, rdmacg_test_event(child[i], device, r,
+							   RDMACG_EV_MAX));
+	}
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(parent, device, r));
+	KUNIT_EXPECT_LE(test, atomic_read(&rdmacg_test_res(parent, device, r)->peak),
+			RDMACG_TEST_LIMIT);
+	KUNIT_EXPECT_EQ(test, refused, rdmacg_test_event(parent, device, r,
+							 RDMACG_EV_MAX_LOCAL));
+	KUNIT_EXPECT_EQ(test, refused, rdmacg_test_event(parent, device, r,
+							 RDMACG_EV_FAIL));
+	KUNIT_EXPECT_GT(test, charged, 0);
+	kunit_info(test, "%d charges, %d refusals over %d workers\n",
+		   charged, refused, RDMACG_TEST_WORKERS);
+}
+
+static struct kunit_case rdmacg_test_cases[] = {
+	KUNIT_CASE(rdmacg_test_parse_table),
+	KUNIT_CASE(rdmacg_test_parse_bytes),
+	KUNIT_CASE(rdmacg_test_refusal_levels),
+	KUNIT_CASE(rdmacg_test_siblings),
+	KUNIT_CASE(rdmacg_test_limit_below_usage),
+	KUNIT_CASE(rdmacg_test_no_wrap),
+	KUNIT_CASE(rdmacg_test_pool_lifetime),
+	KUNIT_CASE(rdmacg_test_unregister_outstanding),
+	KUNIT_CASE(rdmacg_test_file_format),
+	KUNIT_CASE_SLOW(rdmacg_test_concurrent),
+	{}
+};
+
+static struct kunit_suite rdmacg_test_suite = {
+	.name = "cgroup_rdma",
+	.test_cases = rdmacg_test_cases,
+};
+
+kunit_test_suite(rdmacg_test_suite);
