@@ -21,32 +21,39 @@
  * Pool lifetime
  * -------------
  * A pool is created by the first charge or the first rdma.max write that
- * needs it, and lives until its cgroup is freed or its device unregistered,
- * whichever comes first. Usage going back to zero frees nothing, so the
- * steady-state charge path never allocates.
+ * needs it, or to count a refusal at a level the refused charge did not
+ * reach (see rdmacg_count_refusal()). It lives until its cgroup is freed or
+ * its device unregistered, whichever comes first. Usage going back to zero
+ * frees nothing, so the steady-state charge path never allocates. The event
+ * counters of a pool are allocated with its first event.
  *
  * Locks, RCU and references
  * -------------------------
- * rdmacg_registry_mutex (global) protects the list of registered devices and orders
- *   device unregistration against the freeing of a cgroup (css_free), so
- *   that each pool is freed exactly once and its device is alive while
- *   css_free unlinks it. The interface files hold it to walk the device
- *   list. The charge and uncharge paths never take it.
+ * rdmacg_registry_mutex (global) protects the list of registered devices
+ *   and orders device unregistration against the freeing of a cgroup
+ *   (css_free), so that each pool is freed exactly once and its device is
+ *   alive while css_free unlinks it. The interface files hold it to walk
+ *   the device list. The charge and uncharge paths never take it.
  *
  * rdmacg_device.pools_lock (per device) protects the device's pool list and
  *   its dead flag. A pool is stored in a cgroup's xarray and linked on its
  *   device's list under this lock, and only while the device is not dead;
  *   unregistration sets dead and takes the whole list under the same lock.
  *   So a pool is either found and freed by unregistration or by css_free,
- *   never created behind their back. It is taken only to create a pool.
+ *   never created behind their back. It is taken to create a pool or its
+ *   event counters, and to count a refusal; never by a successful charge
+ *   once the pools exist, nor by an uncharge.
  *
  * rdma_cgroup.pools (xarray) maps a device id to the cgroup's pool. Writers
  *   use the xarray's own lock; the charge and uncharge paths look pools up
- *   with xa_load() under rcu_read_lock(). Pools are freed with kfree_rcu(),
- *   so a pool found under RCU stays valid until rcu_read_unlock() even when
- *   an unregistration removes it meanwhile. The charge path therefore never
- *   keeps a pool pointer across a point where it drops the RCU read lock:
- *   it looks the pool up again, and rolls back by looking up again too.
+ *   with xa_load() under rcu_read_lock(). Pools are freed after an RCU
+ *   grace period, so a pool found under RCU stays valid until
+ *   rcu_read_unlock() even when an unregistration removes it meanwhile.
+ *   The charge path therefore never keeps a pool pointer across a point
+ *   where it drops the RCU read lock: it looks the pool up again, and
+ *   rolls back by looking up again too. Event counters hang off their
+ *   pool: published with smp_store_release() under pools_lock, read with
+ *   smp_load_acquire() by the files, freed with the pool.
  *
  * Counters are atomics. A charge takes a unit at one level with a cmpxchg
  * loop that never lets usage pass the limit, so usage cannot overshoot or
@@ -105,13 +112,22 @@ enum rdmacg_event {
  * @usage: units held by the cgroup and its descendants
  * @max: limit, %RDMACG_MAX for none
  * @peak: highest @usage seen
- * @events: counters indexed by &enum rdmacg_event
  */
 struct rdmacg_counter {
 	atomic_t	usage;
 	int		max;
 	atomic_t	peak;
-	atomic_t	events[RDMACG_NR_EVENTS];
+};
+
+/**
+ * struct rdmacg_events - event counters of one pool
+ * @count: indexed by &enum rdmacg_resource_type, then &enum rdmacg_event
+ *
+ * Allocated with the first refusal the pool has to count, so that pools
+ * that never see one stay small.
+ */
+struct rdmacg_events {
+	atomic64_t	count[RDMACG_RESOURCE_MAX][RDMACG_NR_EVENTS];
 };
 
 /**
@@ -121,6 +137,8 @@ struct rdmacg_counter {
  * @dev_link: entry in &rdmacg_device.pools while the pool is live
  * @rcu: used to free the pool once it is unlinked
  * @res: counters, indexed by &enum rdmacg_resource_type
+ * @events: event counters, or %NULL before the first event; set once under
+ *	&rdmacg_device.pools_lock
  */
 struct rdmacg_pool {
 	struct rdmacg_device	*dev;
@@ -130,6 +148,7 @@ struct rdmacg_pool {
 		struct rcu_head		rcu;
 	};
 	struct rdmacg_counter	res[RDMACG_RESOURCE_MAX];
+	struct rdmacg_events	*events;
 };
 
 /* What an rdma.max, rdma.current or rdma.peak file shows. */
@@ -198,53 +217,107 @@ static void rdmacg_counter_dec(struct rdmacg_counter *c)
 }
 
 /**
- * rdmacg_pool_get() - find or create the pool of @cg for @dev
+ * __rdmacg_pool_get() - find or create the pool of @cg for @dev
  * @cg: a non-root cgroup the caller keeps alive
- * @dev: a registered device
+ * @dev: the device
  *
- * Context: Process context; may sleep. Takes &rdmacg_device.pools_lock.
- * Return: the pool, ERR_PTR(-ENOMEM), or ERR_PTR(-ENODEV) if @dev is
- * being unregistered. The pool stays valid only while the caller keeps
- * unregistration away (rdmacg_registry_mutex) or holds the RCU read lock after a
- * fresh lookup.
+ * Context: Process context, under &rdmacg_device.pools_lock; may sleep.
+ * Return: the pool, which stays valid while the lock is held;
+ * ERR_PTR(-ENODEV) once @dev is being unregistered; or ERR_PTR(-ENOMEM).
  */
-static struct rdmacg_pool *rdmacg_pool_get(struct rdma_cgroup *cg,
-					   struct rdmacg_device *dev)
+static struct rdmacg_pool *__rdmacg_pool_get(struct rdma_cgroup *cg,
+					     struct rdmacg_device *dev)
 {
-	struct rdmacg_pool *pool, *found;
-	int i, ret = 0;
+	enum rdmacg_resource_type type;
+	struct rdmacg_pool *pool;
+	int ret;
 
-	found = xa_load(&cg->pools, dev->id);
-	if (found)
-		return found;
+	lockdep_assert_held(&dev->pools_lock);
+	if (dev->dead)
+		return ERR_PTR(-ENODEV);
+	pool = xa_load(&cg->pools, dev->id);
+	if (pool)
+		return pool;
 
 	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
 	if (!pool)
 		return ERR_PTR(-ENOMEM);
 	pool->dev = dev;
 	pool->cg = cg;
-	for (i = 0; i < RDMACG_RESOURCE_MAX; i++)
-		pool->res[i].max = RDMACG_MAX;
+	for (type = 0; type < RDMACG_RESOURCE_MAX; type++)
+		pool->res[type].max = RDMACG_MAX;
 
-	mutex_lock(&dev->pools_lock);
-	if (dev->dead) {
-		ret = -ENODEV;
-	} else {
-		found = xa_load(&cg->pools, dev->id);
-		if (!found) {
-			ret = xa_err(xa_store(&cg->pools, dev->id, pool,
-					      GFP_KERNEL));
-			if (!ret)
-				list_add(&pool->dev_link, &dev->pools);
-		}
-	}
-	mutex_unlock(&dev->pools_lock);
-
-	if (ret || found) {
+	ret = xa_err(xa_store(&cg->pools, dev->id, pool, GFP_KERNEL));
+	if (ret) {
 		kfree(pool);
-		return ret ? ERR_PTR(ret) : found;
+		return ERR_PTR(ret);
 	}
+	list_add(&pool->dev_link, &dev->pools);
 	return pool;
+}
+
+/**
+ * rdmacg_pool_get() - find or create the pool of @cg for @dev
+ * @cg: a non-root cgroup the caller keeps alive
+ * @dev: the device
+ *
+ * Context: Process context; may sleep. Takes &rdmacg_device.pools_lock.
+ * Return: as __rdmacg_pool_get(). The pool stays valid only while the
+ * caller keeps unregistration away (rdmacg_registry_mutex), or after a new
+ * lookup under the RCU read lock.
+ */
+static struct rdmacg_pool *rdmacg_pool_get(struct rdma_cgroup *cg,
+					   struct rdmacg_device *dev)
+{
+	struct rdmacg_pool *pool = xa_load(&cg->pools, dev->id);
+
+	if (pool)
+		return pool;
+	mutex_lock(&dev->pools_lock);
+	pool = __rdmacg_pool_get(cg, dev);
+	mutex_unlock(&dev->pools_lock);
+	return pool;
+}
+
+static void rdmacg_pool_free_rcu(struct rcu_head *head)
+{
+	struct rdmacg_pool *pool = container_of(head, struct rdmacg_pool, rcu);
+
+	kfree(pool->events);
+	kfree(pool);
+}
+
+/* Free an unlinked pool once current RCU readers are done with it. */
+static void rdmacg_pool_free(struct rdmacg_pool *pool)
+{
+	call_rcu(&pool->rcu, rdmacg_pool_free_rcu);
+}
+
+/**
+ * rdmacg_pool_events() - the event counters of @cg for @dev
+ * @cg: a non-root cgroup the caller keeps alive
+ * @dev: the device
+ *
+ * Context: Process context, under &rdmacg_device.pools_lock; may sleep.
+ * Return: the counters, creating the pool and the counters if needed, or
+ * %NULL if that fails or @dev is being unregistered.
+ */
+static struct rdmacg_events *rdmacg_pool_events(struct rdma_cgroup *cg,
+						struct rdmacg_device *dev)
+{
+	struct rdmacg_pool *pool = __rdmacg_pool_get(cg, dev);
+	struct rdmacg_events *events;
+
+	if (IS_ERR(pool))
+		return NULL;
+	if (!pool->events) {
+		events = kzalloc(sizeof(*events), GFP_KERNEL);
+		if (!events)
+			return NULL;
+		/* Readers of the files look without the lock. */
+		smp_store_release(&pool->events, events);
+	}
+	return pool->events;
 }
 
 /**
@@ -332,43 +405,42 @@ static int rdmacg_charge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
  * @type: resource
  *
  * Counts the failure at @cg and its ancestors, the limit hit at @limited and
- * its ancestors, and wakes the readers of the files that changed. Levels
- * that have no pool yet (the charge never reached them) get one, since their
- * rdma.events reports what happened below; if that fails the event is not
- * counted there.
+ * its ancestors, and wakes the readers of the files that changed. A level
+ * the refused charge never reached may have no pool yet; it gets one, since
+ * its rdma.events reports what happened below it. If memory runs out the
+ * event is not counted at that level.
  *
- * Context: Process context; may sleep.
+ * Context: Process context; may sleep. Takes &rdmacg_device.pools_lock.
  */
 static void rdmacg_count_refusal(struct rdma_cgroup *cg,
 				 struct rdma_cgroup *limited,
 				 struct rdmacg_device *dev,
 				 enum rdmacg_resource_type type)
 {
-	struct rdmacg_counter *c;
-	struct rdmacg_pool *pool;
+	struct rdmacg_events *events;
 	bool at_limit = false;
 	struct rdma_cgroup *p;
+	atomic64_t *count;
 
+	mutex_lock(&dev->pools_lock);
 	for (p = cg; rdmacg_is_charged(p); p = rdmacg_parent(p)) {
 		if (p == limited)
 			at_limit = true;
-		if (IS_ERR(rdmacg_pool_get(p, dev)))
+		events = rdmacg_pool_events(p, dev);
+		if (!events)
 			continue;
+		count = events->count[type];
+		atomic64_inc(&count[RDMACG_EV_FAIL]);
+		if (p == cg)
+			atomic64_inc(&count[RDMACG_EV_FAIL_LOCAL]);
+		if (at_limit)
+			atomic64_inc(&count[RDMACG_EV_MAX]);
+		if (p == limited)
+			atomic64_inc(&count[RDMACG_EV_MAX_LOCAL]);
+	}
+	mutex_unlock(&dev->pools_lock);
 
-		rcu_read_lock();
-		pool = xa_load(&p->pools, dev->id);
-		if (pool) {
-			c = &pool->res[type];
-			atomic_inc(&c->events[RDMACG_EV_FAIL]);
-			if (p == cg)
-				atomic_inc(&c->events[RDMACG_EV_FAIL_LOCAL]);
-			if (at_limit)
-				atomic_inc(&c->events[RDMACG_EV_MAX]);
-			if (p == limited)
-				atomic_inc(&c->events[RDMACG_EV_MAX_LOCAL]);
-		}
-		rcu_read_unlock();
-
+	for (p = cg; rdmacg_is_charged(p); p = rdmacg_parent(p)) {
 		cgroup_file_notify(&p->events_file);
 		if (p == cg || p == limited)
 			cgroup_file_notify(&p->events_local_file);
@@ -505,7 +577,7 @@ void rdmacg_unregister_device(struct rdmacg_device *dev)
 
 	list_for_each_entry_safe(pool, next, &pools, dev_link) {
 		xa_erase(&pool->cg->pools, dev->id);
-		kfree_rcu(pool, rcu);
+		rdmacg_pool_free(pool);
 	}
 	mutex_unlock(&rdmacg_registry_mutex);
 
@@ -756,17 +828,20 @@ static void rdmacg_print_events(struct seq_file *seq, struct rdma_cgroup *cg,
 	enum rdmacg_event fail_ev = local ? RDMACG_EV_FAIL_LOCAL : RDMACG_EV_FAIL;
 	struct rdmacg_device *dev;
 	struct rdmacg_pool *pool;
-	unsigned int hit, fail;
+	struct rdmacg_events *events;
+	u64 hit, fail;
 	int i;
 
 	mutex_lock(&rdmacg_registry_mutex);
 	list_for_each_entry(dev, &rdmacg_registry, dev_node) {
 		pool = xa_load(&cg->pools, dev->id);
+		/* Pairs with the release in rdmacg_pool_events(). */
+		events = pool ? smp_load_acquire(&pool->events) : NULL;
 		seq_puts(seq, dev->name);
 		for (i = 0; i < RDMACG_RESOURCE_MAX; i++) {
-			hit = pool ? atomic_read(&pool->res[i].events[hit_ev]) : 0;
-			fail = pool ? atomic_read(&pool->res[i].events[fail_ev]) : 0;
-			seq_printf(seq, " %s.max=%u %s.alloc_fail=%u",
+			hit = events ? atomic64_read(&events->count[i][hit_ev]) : 0;
+			fail = events ? atomic64_read(&events->count[i][fail_ev]) : 0;
+			seq_printf(seq, " %s.max=%llu %s.alloc_fail=%llu",
 				   rdmacg_names[i], hit, rdmacg_names[i], fail);
 		}
 		seq_putc(seq, '\n');
@@ -850,7 +925,7 @@ static void rdmacg_free_css(struct cgroup_subsys_state *css)
 		mutex_lock(&pool->dev->pools_lock);
 		list_del(&pool->dev_link);
 		mutex_unlock(&pool->dev->pools_lock);
-		kfree_rcu(pool, rcu);
+		rdmacg_pool_free(pool);
 	}
 	xa_destroy(&cg->pools);
 	mutex_unlock(&rdmacg_registry_mutex);

@@ -80,9 +80,11 @@ static int rdmacg_test_event(struct rdma_cgroup *cg,
 			     enum rdmacg_resource_type index,
 			     enum rdmacg_event ev)
 {
-	struct rdmacg_counter *c = rdmacg_test_res(cg, device, index);
+	struct rdmacg_pool *pool = xa_load(&cg->pools, device->id);
 
-	return c ? atomic_read(&c->events[ev]) : 0;
+	if (!pool || !pool->events)
+		return 0;
+	return atomic64_read(&pool->events->count[index][ev]);
 }
 
 /* Charge @cg as rdmacg_try_charge() does for a task in @cg. */
