@@ -41,8 +41,8 @@
  *   unregistration sets dead and takes the whole list under the same lock.
  *   So a pool is either found and freed by unregistration or by css_free,
  *   never created behind their back. It is taken to create a pool or its
- *   event counters, and to count a refusal; never by a successful charge
- *   once the pools exist, nor by an uncharge.
+ *   event counters; never by a charge once the pools exist, nor by an
+ *   uncharge.
  *
  * rdma_cgroup.pools (xarray) maps a device id to the cgroup's pool. Writers
  *   use the xarray's own lock; the charge and uncharge paths look pools up
@@ -61,14 +61,19 @@
  * are then given their unit back. Two charges racing at a limit can both be
  * refused while a third task is rolling back (as in the pids controller);
  * that errs on the side of the limit. Limits are plain ints read with
- * READ_ONCE(); a charge uses the limit it read.
+ * READ_ONCE(); a charge uses the limit it read. The peak of a level may
+ * include a unit that a charge took there and gave back because a level
+ * above refused it.
  *
  * A successful charge keeps a reference on the charging cgroup's css until
  * the matching uncharge. That keeps the cgroup, and through the parent
  * references of cgroup core all its ancestors, allocated while they account
  * for a resource; hence pools are never freed under a charged resource
  * except by unregistration, after which uncharges of that device are
- * ignored.
+ * ignored. Device ids are reused, so every lookup also checks that the pool
+ * found belongs to the device asked for. Registering the same struct again
+ * is allowed only once every charge made on it before has been uncharged,
+ * since a charge records the cgroup, not the registration.
  */
 
 #include <linux/atomic.h>
@@ -211,9 +216,28 @@ static bool rdmacg_counter_try_inc(struct rdmacg_counter *c)
  */
 static void rdmacg_counter_dec(struct rdmacg_counter *c)
 {
-	if (WARN_ONCE(atomic_dec_return(&c->usage) < 0,
-		      "rdmacg: more uncharges than charges\n"))
-		atomic_inc(&c->usage);
+	WARN_ONCE(atomic_dec_if_positive(&c->usage) < 0,
+		  "rdmacg: more uncharges than charges\n");
+}
+
+/**
+ * rdmacg_pool_find() - look up the pool of @cg for @dev
+ * @cg: a cgroup
+ * @dev: the device
+ *
+ * A pool stored at @dev's id for another device (the id of an unregistered
+ * device is reused by the next one) is not @dev's: the caller may be late.
+ *
+ * Context: Under rcu_read_lock(), &rdmacg_device.pools_lock or
+ * rdmacg_registry_mutex, which keep the result valid.
+ * Return: the pool, or %NULL.
+ */
+static struct rdmacg_pool *rdmacg_pool_find(struct rdma_cgroup *cg,
+					    struct rdmacg_device *dev)
+{
+	struct rdmacg_pool *pool = xa_load(&cg->pools, dev->id);
+
+	return pool && pool->dev == dev ? pool : NULL;
 }
 
 /**
@@ -235,11 +259,11 @@ static struct rdmacg_pool *__rdmacg_pool_get(struct rdma_cgroup *cg,
 	lockdep_assert_held(&dev->pools_lock);
 	if (dev->dead)
 		return ERR_PTR(-ENODEV);
-	pool = xa_load(&cg->pools, dev->id);
+	pool = rdmacg_pool_find(cg, dev);
 	if (pool)
 		return pool;
 
-	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL_ACCOUNT);
 	if (!pool)
 		return ERR_PTR(-ENOMEM);
 	pool->dev = dev;
@@ -247,7 +271,7 @@ static struct rdmacg_pool *__rdmacg_pool_get(struct rdma_cgroup *cg,
 	for (type = 0; type < RDMACG_RESOURCE_MAX; type++)
 		pool->res[type].max = RDMACG_MAX;
 
-	ret = xa_err(xa_store(&cg->pools, dev->id, pool, GFP_KERNEL));
+	ret = xa_err(xa_store(&cg->pools, dev->id, pool, GFP_KERNEL_ACCOUNT));
 	if (ret) {
 		kfree(pool);
 		return ERR_PTR(ret);
@@ -269,8 +293,11 @@ static struct rdmacg_pool *__rdmacg_pool_get(struct rdma_cgroup *cg,
 static struct rdmacg_pool *rdmacg_pool_get(struct rdma_cgroup *cg,
 					   struct rdmacg_device *dev)
 {
-	struct rdmacg_pool *pool = xa_load(&cg->pools, dev->id);
+	struct rdmacg_pool *pool;
 
+	rcu_read_lock();
+	pool = rdmacg_pool_find(cg, dev);
+	rcu_read_unlock();
 	if (pool)
 		return pool;
 	mutex_lock(&dev->pools_lock);
@@ -311,10 +338,10 @@ static struct rdmacg_events *rdmacg_pool_events(struct rdma_cgroup *cg,
 	if (IS_ERR(pool))
 		return NULL;
 	if (!pool->events) {
-		events = kzalloc(sizeof(*events), GFP_KERNEL);
+		events = kzalloc(sizeof(*events), GFP_KERNEL_ACCOUNT);
 		if (!events)
 			return NULL;
-		/* Readers of the files look without the lock. */
+		/* The files and rdmacg_count_refusal() read it locklessly. */
 		smp_store_release(&pool->events, events);
 	}
 	return pool->events;
@@ -340,7 +367,7 @@ static void rdmacg_uncharge_levels(struct rdma_cgroup *from,
 	struct rdma_cgroup *p;
 
 	for (p = from; p != stop && rdmacg_is_charged(p); p = rdmacg_parent(p)) {
-		pool = xa_load(&p->pools, dev->id);
+		pool = rdmacg_pool_find(p, dev);
 		if (pool)
 			rdmacg_counter_dec(&pool->res[type]);
 	}
@@ -369,7 +396,7 @@ static int rdmacg_charge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 
 	rcu_read_lock();
 	while (rdmacg_is_charged(p)) {
-		pool = xa_load(&p->pools, dev->id);
+		pool = rdmacg_pool_find(p, dev);
 		if (unlikely(!pool)) {
 			/*
 			 * Create it outside RCU, then look it up again: only
@@ -397,6 +424,23 @@ static int rdmacg_charge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 	return ret;
 }
 
+/* Count one refusal in @events with the roles the level played in it. */
+static void rdmacg_events_add(struct rdmacg_events *events,
+			      enum rdmacg_resource_type type,
+			      bool asked_here, bool at_or_above_limit,
+			      bool limit_here)
+{
+	atomic64_t *count = events->count[type];
+
+	atomic64_inc(&count[RDMACG_EV_FAIL]);
+	if (asked_here)
+		atomic64_inc(&count[RDMACG_EV_FAIL_LOCAL]);
+	if (at_or_above_limit)
+		atomic64_inc(&count[RDMACG_EV_MAX]);
+	if (limit_here)
+		atomic64_inc(&count[RDMACG_EV_MAX_LOCAL]);
+}
+
 /**
  * rdmacg_count_refusal() - count a charge refused by a limit
  * @cg: the cgroup that asked for the charge
@@ -405,12 +449,14 @@ static int rdmacg_charge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
  * @type: resource
  *
  * Counts the failure at @cg and its ancestors, the limit hit at @limited and
- * its ancestors, and wakes the readers of the files that changed. A level
- * the refused charge never reached may have no pool yet; it gets one, since
- * its rdma.events reports what happened below it. If memory runs out the
- * event is not counted at that level.
+ * its ancestors, and wakes the readers of the files that changed. Levels
+ * whose counters exist are counted under RCU. The first event of a level
+ * takes the device's pools_lock to allocate its counters, and its pool if
+ * the refused charge never reached it, since that level's rdma.events
+ * reports what happened below it. If memory runs out the event is not
+ * counted at that level.
  *
- * Context: Process context; may sleep. Takes &rdmacg_device.pools_lock.
+ * Context: Process context; may sleep.
  */
 static void rdmacg_count_refusal(struct rdma_cgroup *cg,
 				 struct rdma_cgroup *limited,
@@ -419,28 +465,33 @@ static void rdmacg_count_refusal(struct rdma_cgroup *cg,
 {
 	struct rdmacg_events *events;
 	bool at_limit = false;
+	struct rdmacg_pool *pool;
 	struct rdma_cgroup *p;
-	atomic64_t *count;
 
-	mutex_lock(&dev->pools_lock);
 	for (p = cg; rdmacg_is_charged(p); p = rdmacg_parent(p)) {
 		if (p == limited)
 			at_limit = true;
-		events = rdmacg_pool_events(p, dev);
+
+		rcu_read_lock();
+		pool = rdmacg_pool_find(p, dev);
+		/* Pairs with the release in rdmacg_pool_events(). */
+		events = pool ? smp_load_acquire(&pool->events) : NULL;
+		if (events)
+			rdmacg_events_add(events, type, p == cg, at_limit,
+					  p == limited);
+		rcu_read_unlock();
+
+		if (!events) {
+			mutex_lock(&dev->pools_lock);
+			events = rdmacg_pool_events(p, dev);
+			if (events)
+				rdmacg_events_add(events, type, p == cg,
+						  at_limit, p == limited);
+			mutex_unlock(&dev->pools_lock);
+		}
 		if (!events)
 			continue;
-		count = events->count[type];
-		atomic64_inc(&count[RDMACG_EV_FAIL]);
-		if (p == cg)
-			atomic64_inc(&count[RDMACG_EV_FAIL_LOCAL]);
-		if (at_limit)
-			atomic64_inc(&count[RDMACG_EV_MAX]);
-		if (p == limited)
-			atomic64_inc(&count[RDMACG_EV_MAX_LOCAL]);
-	}
-	mutex_unlock(&dev->pools_lock);
 
-	for (p = cg; rdmacg_is_charged(p); p = rdmacg_parent(p)) {
 		cgroup_file_notify(&p->events_file);
 		if (p == cg || p == limited)
 			cgroup_file_notify(&p->events_local_file);
@@ -502,10 +553,8 @@ EXPORT_SYMBOL(rdmacg_try_charge);
 void rdmacg_uncharge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 		     enum rdmacg_resource_type type)
 {
-	if (WARN_ON_ONCE(type >= RDMACG_RESOURCE_MAX))
-		return;
-
-	if (likely(!READ_ONCE(dev->dead))) {
+	if (!WARN_ON_ONCE(type >= RDMACG_RESOURCE_MAX) &&
+	    likely(!READ_ONCE(dev->dead))) {
 		rcu_read_lock();
 		rdmacg_uncharge_levels(cg, NULL, dev, type);
 		rcu_read_unlock();
@@ -520,7 +569,9 @@ EXPORT_SYMBOL(rdmacg_uncharge);
  *
  * The device appears in every cgroup's interface files, with no limits.
  * If no id can be allocated the device stays unknown: a warning is printed
- * and charges on it fail with -ENODEV.
+ * and charges on it fail with -ENODEV. A device unregistered before may be
+ * registered again once all charges made on it were uncharged. The caller
+ * serialises registration and unregistration of one device.
  *
  * Context: Process context; may sleep.
  */
@@ -531,15 +582,15 @@ void rdmacg_register_device(struct rdmacg_device *dev)
 	INIT_LIST_HEAD(&dev->dev_node);
 	INIT_LIST_HEAD(&dev->pools);
 	mutex_init(&dev->pools_lock);
-	dev->dead = true;
+	WRITE_ONCE(dev->dead, true);
 
 	id = ida_alloc(&rdmacg_ids, GFP_KERNEL);
 	if (id < 0) {
-		pr_warn("rdmacg: cannot account for dev %s\n", dev->name);
+		pr_warn("rdmacg: cannot account for device %s\n", dev->name);
 		return;
 	}
 	dev->id = id;
-	dev->dead = false;
+	WRITE_ONCE(dev->dead, false);
 
 	mutex_lock(&rdmacg_registry_mutex);
 	list_add_tail(&dev->dev_node, &rdmacg_registry);
@@ -800,7 +851,7 @@ static void rdmacg_print_values(struct seq_file *seq, struct rdma_cgroup *cg,
 
 	mutex_lock(&rdmacg_registry_mutex);
 	list_for_each_entry(dev, &rdmacg_registry, dev_node) {
-		pool = xa_load(&cg->pools, dev->id);
+		pool = rdmacg_pool_find(cg, dev);
 		seq_puts(seq, dev->name);
 		for (i = 0; i < RDMACG_RESOURCE_MAX; i++) {
 			if (pool)
@@ -834,7 +885,7 @@ static void rdmacg_print_events(struct seq_file *seq, struct rdma_cgroup *cg,
 
 	mutex_lock(&rdmacg_registry_mutex);
 	list_for_each_entry(dev, &rdmacg_registry, dev_node) {
-		pool = xa_load(&cg->pools, dev->id);
+		pool = rdmacg_pool_find(cg, dev);
 		/* Pairs with the release in rdmacg_pool_events(). */
 		events = pool ? smp_load_acquire(&pool->events) : NULL;
 		seq_puts(seq, dev->name);
@@ -906,7 +957,7 @@ rdmacg_alloc_css(struct cgroup_subsys_state *parent)
 	cg = kzalloc(sizeof(*cg), GFP_KERNEL);
 	if (!cg)
 		return ERR_PTR(-ENOMEM);
-	xa_init(&cg->pools);
+	xa_init_flags(&cg->pools, XA_FLAGS_ACCOUNT);
 	return &cg->css;
 }
 

@@ -402,52 +402,54 @@ static void rdmacg_test_pool_lifetime(struct kunit *test)
 }
 
 /*
- * Unregistering a device with charges outstanding frees its pools; the
- * late uncharges only drop their references, and charges fail.
+ * Unregistering a device with charges outstanding frees its pools; charges
+ * on it fail, and its late uncharges only drop their references, even when
+ * the next device has taken over its id and has pools of its own.
  */
 static void rdmacg_test_unregister_outstanding(struct kunit *test)
 {
 	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
-	struct rdmacg_device *device;
+	struct rdmacg_device *old = rdmacg_test_device(test, TEST_DEV_NAME);
 	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
 	struct rdma_cgroup *a = rdmacg_test_cg(test, root);
 	struct rdma_cgroup *b = rdmacg_test_cg(test, a);
-	struct rdma_cgroup *stale;
-
-	device = kunit_kzalloc(test, sizeof(*device), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, device);
-	device->name = TEST_DEV_NAME;
-	rdmacg_register_device(device);
+	struct rdmacg_device *new;
+	u32 old_id = old->id;
 
 	rdmacg_test_set(test, a, TEST_DEV_NAME " hca_object=5");
-	KUNIT_ASSERT_EQ(test, 0, rdmacg_try_charge(&stale, device, r));
-	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(b, device, r));
-	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(b, device, r));
-	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_count_pools(device));
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(b, old, r));
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(b, old, r));
+	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_count_pools(old));
 
-	rdmacg_unregister_device(device);
-	KUNIT_EXPECT_TRUE(test, device->dead);
+	rdmacg_unregister_device(old);
+	KUNIT_EXPECT_TRUE(test, old->dead);
 	KUNIT_EXPECT_TRUE(test, xa_empty(&a->pools));
 	KUNIT_EXPECT_TRUE(test, xa_empty(&b->pools));
-	KUNIT_EXPECT_TRUE(test, list_empty(&device->pools));
+	KUNIT_EXPECT_TRUE(test, list_empty(&old->pools));
 	KUNIT_EXPECT_EQ(test, -ENODEV, rdmacg_set_max(a, TEST_DEV_NAME " hca_object=1",
 						      strlen(TEST_DEV_NAME " hca_object=1")));
-	KUNIT_EXPECT_EQ(test, -ENODEV, rdmacg_try_charge(&stale, device, r));
+	KUNIT_EXPECT_EQ(test, -ENODEV, rdmacg_test_charge(b, old, r));
 
-	rdmacg_uncharge(b, device, r);
-	rdmacg_uncharge(b, device, r);
-	rdmacg_uncharge(stale, device, r);
-	KUNIT_EXPECT_TRUE(test, xa_empty(&b->pools));
+	/* The next device gets the freed id; the late uncharges spare it. */
+	new = rdmacg_test_device(test, TEST_DEV_NAME "_new");
+	KUNIT_EXPECT_EQ(test, old_id, new->id);
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(b, new, r));
+	rdmacg_uncharge(b, old, r);
+	rdmacg_uncharge(b, old, r);
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_usage(b, new, r));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_usage(a, new, r));
+	KUNIT_EXPECT_EQ(test, RDMACG_MAX, rdmacg_test_res(a, new, r)->max);
+	rdmacg_uncharge(b, new, r);
+	rdmacg_unregister_device(new);
 
-	/* Registered again, the device starts afresh with no limits. */
-	rdmacg_register_device(device);
-	KUNIT_ASSERT_FALSE(test, device->dead);
-	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_charge(b, device, r));
-	KUNIT_EXPECT_EQ(test, RDMACG_MAX, rdmacg_test_res(a, device, r)->max);
-	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_usage(a, device, r));
-	rdmacg_uncharge(b, device, r);
-	rdmacg_unregister_device(device);
-	rdmacg_unregister_device(device);	/* twice is harmless */
+	/* Registered again, the old struct starts afresh with no limits. */
+	rdmacg_register_device(old);
+	KUNIT_ASSERT_FALSE(test, old->dead);
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_charge(b, old, r));
+	KUNIT_EXPECT_EQ(test, RDMACG_MAX, rdmacg_test_res(a, old, r)->max);
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_usage(a, old, r));
+	rdmacg_uncharge(b, old, r);
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(a, old, r));
 }
 
 /* The files' text: one line per device, single spaces, no trailing blank. */
@@ -503,39 +505,48 @@ static void rdmacg_test_file_format(struct kunit *test)
 
 struct rdmacg_test_worker {
 	struct rdma_cgroup	*cg;
-	struct rdmacg_device	*device;
+	struct rdmacg_device	*dev;
+	struct completion	*go;
 	struct completion	done;
 	int			charged;
 	int			refused;
+	int			gone;
 	int			other;
 };
 
 #define RDMACG_TEST_ROUNDS	3000
 #define RDMACG_TEST_BURST	3
-#define RDMACG_TEST_LIMIT	5
+#define RDMACG_TEST_LIMIT	2
 #define RDMACG_TEST_WORKERS	4
 
+/*
+ * Take up to RDMACG_TEST_BURST units, give them back, repeat; stop early
+ * once the device is gone.
+ */
 static int rdmacg_test_worker_fn(void *data)
 {
 	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
 	struct rdmacg_test_worker *w = data;
 	int round, i, held, ret;
 
-	for (round = 0; round < RDMACG_TEST_ROUNDS; round++) {
+	wait_for_completion(w->go);
+	for (round = 0; round < RDMACG_TEST_ROUNDS && !w->gone; round++) {
 		held = 0;
 		for (i = 0; i < RDMACG_TEST_BURST; i++) {
-			ret = rdmacg_test_charge(w->cg, w->device, r);
+			ret = rdmacg_test_charge(w->cg, w->dev, r);
 			if (!ret) {
 				held++;
 				w->charged++;
 			} else if (ret == -EAGAIN) {
 				w->refused++;
+			} else if (ret == -ENODEV) {
+				w->gone++;
 			} else {
 				w->other++;
 			}
 		}
 		while (held--)
-			rdmacg_uncharge(w->cg, w->device, r);
+			rdmacg_uncharge(w->cg, w->dev, r);
 		cond_resched();
 	}
 	complete(&w->done);
@@ -543,40 +554,62 @@ static int rdmacg_test_worker_fn(void *data)
 }
 
 /*
- * Workers in sibling cgroups charge and uncharge against their parent's
- * limit. Every refusal is counted once at the parent; the parent never
- * goes over its limit; everything is given back in the end.
+ * Start a worker per element of @w, all released at once. Returns how
+ * many started; the caller must wait for each of them before it returns.
+ */
+static int rdmacg_test_start(struct rdmacg_test_worker *w, int n,
+			     struct completion *go)
+{
+	struct task_struct *task;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		w[i].go = go;
+		init_completion(&w[i].done);
+		task = kthread_run(rdmacg_test_worker_fn, &w[i],
+				   "rdmacg_kunit/%d", i);
+		if (IS_ERR(task))
+			break;
+	}
+	complete_all(go);
+	return i;
+}
+
+/*
+ * Workers in sibling cgroups, two per cgroup racing to create its pool,
+ * charge and uncharge against their parent's limit, which a single worker
+ * already exceeds. Every refusal is counted once at the parent; the parent
+ * never goes over its limit; everything is given back in the end.
  */
 static void rdmacg_test_concurrent(struct kunit *test)
 {
 	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
-	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
+	struct rdmacg_device *dev = rdmacg_test_device(test, TEST_DEV_NAME);
 	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
 	struct rdma_cgroup *parent = rdmacg_test_cg(test, root);
 	struct rdma_cgroup *child[RDMACG_TEST_WORKERS / 2];
-	int i, refused = 0, charged = 0, child_refused;
+	int i, started, refused = 0, charged = 0, child_refused;
 	struct rdmacg_test_worker *w;
-	struct task_struct *task;
+	DECLARE_COMPLETION_ONSTACK(go);
 
 	w = kunit_kcalloc(test, RDMACG_TEST_WORKERS, sizeof(*w), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, w);
-	rdmacg_test_set(test, parent, TEST_DEV_NAME " hca_object=5");
-
+	rdmacg_test_set(test, parent, TEST_DEV_NAME " hca_object=2");
 	for (i = 0; i < ARRAY_SIZE(child); i++)
 		child[i] = rdmacg_test_cg(test, parent);
 	for (i = 0; i < RDMACG_TEST_WORKERS; i++) {
-		/* Two workers race to create each child's pool. */
 		w[i].cg = child[i / 2];
-		w[i].device = device;
-		init_completion(&w[i].done);
+		w[i].dev = dev;
 	}
-	for (i = 0; i < RDMACG_TEST_WORKERS; i++) {
-		task = kthread_run(rdmacg_test_worker_fn, &w[i], "rdmacg_kunit/%d", i);
-		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, task);
-	}
-	for (i = 0; i < RDMACG_TEST_WORKERS; i++) {
+
+	/* No assertion may end the test while workers run. */
+	started = rdmacg_test_start(w, RDMACG_TEST_WORKERS, &go);
+	for (i = 0; i < started; i++)
 		wait_for_completion(&w[i].done);
-		KUNIT_EXPECT_EQ(test, 0, w[i].other);
+	KUNIT_ASSERT_EQ(test, started, RDMACG_TEST_WORKERS);
+
+	for (i = 0; i < RDMACG_TEST_WORKERS; i++) {
+		KUNIT_EXPECT_EQ(test, 0, w[i].other + w[i].gone);
 		KUNIT_EXPECT_EQ(test, RDMACG_TEST_ROUNDS * RDMACG_TEST_BURST,
 				w[i].charged + w[i].refused);
 		refused += w[i].refused;
@@ -584,23 +617,67 @@ static void rdmacg_test_concurrent(struct kunit *test)
 	}
 	for (i = 0; i < ARRAY_SIZE(child); i++) {
 		child_refused = w[2 * i].refused + w[2 * i + 1].refused;
-		KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(child[i], device, r));
+		KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(child[i], dev, r));
 		KUNIT_EXPECT_EQ(test, child_refused,
-				rdmacg_test_event(child[i], device, r,
+				rdmacg_test_event(child[i], dev, r,
 						  RDMACG_EV_FAIL_LOCAL));
-		KUNIT_EXPECT_EQ(test, 0, rdmacg_test_event(child[i], device, r,
+		KUNIT_EXPECT_EQ(test, 0, rdmacg_test_event(child[i], dev, r,
 							   RDMACG_EV_MAX));
 	}
-	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(parent, device, r));
-	KUNIT_EXPECT_LE(test, atomic_read(&rdmacg_test_res(parent, device, r)->peak),
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(parent, dev, r));
+	KUNIT_EXPECT_LE(test, atomic_read(&rdmacg_test_res(parent, dev, r)->peak),
 			RDMACG_TEST_LIMIT);
-	KUNIT_EXPECT_EQ(test, refused, rdmacg_test_event(parent, device, r,
-							 RDMACG_EV_MAX_LOCAL));
-	KUNIT_EXPECT_EQ(test, refused, rdmacg_test_event(parent, device, r,
-							 RDMACG_EV_FAIL));
+	/* Each round of each worker hits the limit at least once. */
+	KUNIT_EXPECT_GE(test, refused, RDMACG_TEST_WORKERS * RDMACG_TEST_ROUNDS);
 	KUNIT_EXPECT_GT(test, charged, 0);
+	KUNIT_EXPECT_EQ(test, refused, rdmacg_test_event(parent, dev, r,
+							 RDMACG_EV_MAX_LOCAL));
+	KUNIT_EXPECT_EQ(test, refused, rdmacg_test_event(parent, dev, r,
+							 RDMACG_EV_FAIL));
 	kunit_info(test, "%d charges, %d refusals over %d workers\n",
 		   charged, refused, RDMACG_TEST_WORKERS);
+}
+
+/*
+ * Unregistration while workers charge and create pools: every pool goes,
+ * none is created afterwards, and nothing is touched after being freed
+ * (KASAN watches). Workers stop once their charges fail with -ENODEV.
+ */
+static void rdmacg_test_unregister_race(struct kunit *test)
+{
+	struct rdmacg_device *dev = rdmacg_test_device(test, TEST_DEV_NAME);
+	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
+	struct rdma_cgroup *parent = rdmacg_test_cg(test, root);
+	struct rdma_cgroup *child[RDMACG_TEST_WORKERS];
+	struct rdmacg_test_worker *w;
+	DECLARE_COMPLETION_ONSTACK(go);
+	int i, started;
+
+	w = kunit_kcalloc(test, RDMACG_TEST_WORKERS, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	rdmacg_test_set(test, parent, TEST_DEV_NAME " hca_object=2");
+	for (i = 0; i < RDMACG_TEST_WORKERS; i++) {
+		child[i] = rdmacg_test_cg(test, parent);
+		w[i].cg = child[i];
+		w[i].dev = dev;
+	}
+
+	started = rdmacg_test_start(w, RDMACG_TEST_WORKERS, &go);
+	/* Let them make some progress; correctness does not depend on it. */
+	while (started && !READ_ONCE(w[0].charged) && !completion_done(&w[0].done))
+		cond_resched();
+	rdmacg_unregister_device(dev);
+	for (i = 0; i < started; i++)
+		wait_for_completion(&w[i].done);
+	KUNIT_ASSERT_EQ(test, started, RDMACG_TEST_WORKERS);
+
+	KUNIT_EXPECT_TRUE(test, list_empty(&dev->pools));
+	KUNIT_EXPECT_TRUE(test, xa_empty(&parent->pools));
+	for (i = 0; i < RDMACG_TEST_WORKERS; i++) {
+		KUNIT_EXPECT_TRUE(test, xa_empty(&child[i]->pools));
+		KUNIT_EXPECT_EQ(test, 0, w[i].other);
+	}
+	KUNIT_EXPECT_GT(test, w[0].charged, 0);
 }
 
 static struct kunit_case rdmacg_test_cases[] = {
@@ -614,6 +691,7 @@ static struct kunit_case rdmacg_test_cases[] = {
 	KUNIT_CASE(rdmacg_test_unregister_outstanding),
 	KUNIT_CASE(rdmacg_test_file_format),
 	KUNIT_CASE_SLOW(rdmacg_test_concurrent),
+	KUNIT_CASE_SLOW(rdmacg_test_unregister_race),
 	{}
 };
 
