@@ -13,10 +13,12 @@
 # ioctl left a task_struct reference behind, which kmemleak reports as an
 # unreferenced task_struct once the process is gone.
 #
-# Environment: DEV (default siw0), REFUSE_ITERATIONS (default 300).
+# Environment: DEV (default siw0), REFUSE_ITERATIONS (default 300),
+# REFUSE_STEPS (default orepc: every refusal, see refuse_loop -s).
 
 DEV=${DEV:-siw0}
 ITER=${REFUSE_ITERATIONS:-300}
+STEPS=${REFUSE_STEPS:-orepc}
 CGROOT=/sys/fs/cgroup
 CG=$CGROOT/ib-refused-charge-leak
 KML=/sys/kernel/debug/kmemleak
@@ -94,7 +96,7 @@ fi
 
 # 2: every refusal is EAGAIN (EINVAL for a second context on one file).
 if [ "$setup_ok" = 1 ]; then
-	if refuse_loop -d "$DEV" -n "$ITER" -g "$CG" >"$TMP/loop" 2>&1; then
+	if refuse_loop -d "$DEV" -n "$ITER" -s "$STEPS" -g "$CG" >"$TMP/loop" 2>&1; then
 		pass "$ITER processes: second context and third object refused with EAGAIN"
 	else
 		fail "$ITER processes: second context and third object refused with EAGAIN"
