@@ -11,6 +11,7 @@
 
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/kthread.h>
 
 #define TEST_DEV_NAME	"kunit_rdmacg"
@@ -507,6 +508,7 @@ struct rdmacg_test_worker {
 	struct rdma_cgroup	*cg;
 	struct rdmacg_device	*dev;
 	struct completion	*go;
+	struct completion	started;
 	struct completion	done;
 	int			charged;
 	int			refused;
@@ -514,7 +516,7 @@ struct rdmacg_test_worker {
 	int			other;
 };
 
-#define RDMACG_TEST_ROUNDS	3000
+#define RDMACG_TEST_ROUNDS	1000
 #define RDMACG_TEST_BURST	3
 #define RDMACG_TEST_LIMIT	2
 #define RDMACG_TEST_WORKERS	4
@@ -536,7 +538,8 @@ static int rdmacg_test_worker_fn(void *data)
 			ret = rdmacg_test_charge(w->cg, w->dev, r);
 			if (!ret) {
 				held++;
-				w->charged++;
+				if (!w->charged++)
+					complete(&w->started);
 			} else if (ret == -EAGAIN) {
 				w->refused++;
 			} else if (ret == -ENODEV) {
@@ -545,10 +548,12 @@ static int rdmacg_test_worker_fn(void *data)
 				w->other++;
 			}
 		}
+		/* Hold the units for a moment so that the workers overlap. */
+		usleep_range(1, 10);
 		while (held--)
 			rdmacg_uncharge(w->cg, w->dev, r);
-		cond_resched();
 	}
+	complete(&w->started);	/* in case it never charged */
 	complete(&w->done);
 	return 0;
 }
@@ -565,6 +570,7 @@ static int rdmacg_test_start(struct rdmacg_test_worker *w, int n,
 
 	for (i = 0; i < n; i++) {
 		w[i].go = go;
+		init_completion(&w[i].started);
 		init_completion(&w[i].done);
 		task = kthread_run(rdmacg_test_worker_fn, &w[i],
 				   "rdmacg_kunit/%d", i);
@@ -663,9 +669,9 @@ static void rdmacg_test_unregister_race(struct kunit *test)
 	}
 
 	started = rdmacg_test_start(w, RDMACG_TEST_WORKERS, &go);
-	/* Let them make some progress; correctness does not depend on it. */
-	while (started && !READ_ONCE(w[0].charged) && !completion_done(&w[0].done))
-		cond_resched();
+	/* Unregister once a worker has charged; the workers keep going. */
+	if (started)
+		wait_for_completion(&w[0].started);
 	rdmacg_unregister_device(dev);
 	for (i = 0; i < started; i++)
 		wait_for_completion(&w[i].done);
