@@ -62,20 +62,27 @@ step() {
 	return $rc
 }
 
-# Files of the repository under OVERLAY_DIRS: tracked, or untracked and not
-# ignored, that exist in the work tree.  Relative paths, sorted.
+# Which files of the work tree count: OVERLAY=all (default) takes tracked
+# files and untracked ones that are not ignored; OVERLAY=tracked only what
+# git tracks (what a fresh clone has; handy while others have work in progress).
+OVERLAY=${OVERLAY:-all}
+case "$OVERLAY" in
+all) LS_FILES=(--cached --others --exclude-standard) ;;
+tracked) LS_FILES=(--cached) ;;
+*) die "OVERLAY must be all or tracked" ;;
+esac
+
+# Files of the repository under OVERLAY_DIRS that exist in the work tree.
+# Relative paths, sorted.
 overlay_files() {
-	(cd "$REPO" && git ls-files -z --cached --others --exclude-standard -- "${OVERLAY_DIRS[@]}" |
+	(cd "$REPO" && git ls-files -z "${LS_FILES[@]}" -- "${OVERLAY_DIRS[@]}" |
 		while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\n' "$f"; done | sort -u)
 }
 
 # Hunks in application order.
 hunk_files() {
-	local h
-	for h in "$HARNESS"/hunks/*.patch; do
-		[ -f "$h" ] && printf '%s\n' "$h"
-	done
-	return 0
+	(cd "$REPO" && git ls-files "${LS_FILES[@]}" -- 'harness/hunks/*.patch' |
+		while IFS= read -r f; do [ -f "$f" ] && printf '%s\n' "$REPO/$f"; done | LC_ALL=C sort -u)
 }
 
 # Paths (relative, -p1) that a unified diff touches.

@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0
+# Entry points of the harness; see README.md.  Everything builds in build/.
+#   make check   lint, build the debug kernel, boot it, run every test
+#   make demo    build the release kernel, boot it, run the narrated demo
+#   make shell   boot the release kernel into an interactive shell
+#   make patch   write the patch series to build/patches/
+#   make kernel  build both kernels only
+#   make clean   remove build/ except the pristine tree
+
+H := harness
+
+.PHONY: check demo shell patch kernel deps tree clean
+
+check:
+	@bash $(H)/check.sh
+
+demo: deps
+	@bash $(H)/run.sh demo
+
+shell: deps
+	@bash $(H)/run.sh shell
+
+patch: deps
+	@bash $(H)/run.sh patch
+
+kernel: deps
+	@bash $(H)/run.sh kernel
+
+deps:
+	@bash $(H)/deps.sh
+
+tree: deps
+	@bash $(H)/tree.sh
+
+clean:
+	@bash $(H)/run.sh clean

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Judge one guest run from its two logs.
+
+  analyze.py --console LOG --results LOG --src TREE [--expect-kunit]
+
+console: the kernel console (ttyS0); results: what /init wrote to ttyS1.
+Prints one line per finding and, last, "COUNTS passed failed skipped".
+- KUnit: the KTAP printed before /init started, parsed by the kernel's own
+  tools/testing/kunit/kunit.py parse.
+- Guest tests: TAP lines between "### harness: begin/end NAME" markers.
+- Kernel splats anywhere in the console log (lines that are only a copy of
+  a test's own output are not scanned).
+"""
+import argparse, os, re, subprocess, sys
+
+SPLAT = re.compile(
+    r"WARNING:|BUG:|kernel BUG at|Oops|KASAN|UBSAN|unreferenced object|"
+    r"Call Trace:|general protection fault|Kernel panic|"
+    r"possible (recursive|circular) locking|inconsistent lock state|"
+    r"suspicious RCU usage|list_(add|del) corruption|INFO: task .* blocked")
+# fault injection prints a stack trace on purpose
+EXPECTED_TRACE = re.compile(r"FAULT_INJECTION: forcing a failure")
+MARK = re.compile(r"### harness: (begin|end|done)\s*(\S*)(?:\s+rc=(\d+))?")
+TAP = re.compile(r"^(not ok|ok)\b\s*\d*\s*(.*)$")
+
+
+def read(path):
+    if not os.path.exists(path):
+        return []
+    with open(path, errors="replace") as f:
+        return [l.rstrip("\r\n").replace("\r", "") for l in f]
+
+
+def kunit(console, src, expect):
+    """Return (passed, failed, skipped) of the KUnit run."""
+    pre = []
+    for l in console:
+        if "### harness:" in l:
+            break
+        pre.append(l)
+    if not any(re.search(r"K?TAP version", l) for l in pre):
+        if expect:
+            print("kunit: FAIL: no KUnit output in the console log")
+            return 0, 1, 0
+        print("kunit: no KUnit suite in this kernel (yet)")
+        return 0, 0, 0
+    tool = os.path.join(src, "tools/testing/kunit/kunit.py")
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    p = subprocess.run([sys.executable, tool, "parse"], input="\n".join(pre) + "\n",
+                       capture_output=True, text=True, env=env)
+    out = re.sub(r"\x1b\[[0-9;]*m", "", p.stdout)
+    for l in out.splitlines():
+        print("kunit: " + l)
+    m = re.search(r"Ran (\d+) tests?:?(.*)", out)
+    if not m:
+        print("kunit: FAIL: kunit.py parse gave no summary (exit %d)" % p.returncode)
+        return 0, 1, 0
+    counts = dict((k, int(v)) for k, v in re.findall(r"(\w+): (\d+)", m.group(2)))
+    passed, skipped = counts.get("passed", 0), counts.get("skipped", 0)
+    failed = counts.get("failed", 0) + counts.get("crashed", 0)
+    if counts.get("errors", 0) and not failed:
+        print("kunit: FAIL: kunit.py parse reported errors in the KTAP")
+        failed = 1
+    if p.returncode != 0 and not failed:
+        print("kunit: FAIL: kunit.py parse exited %d" % p.returncode)
+        failed = 1
+    return passed, failed, skipped
+
+
+def tap(results):
+    passed = failed = skipped = 0
+    name, rc, seen, fails = None, None, 0, 0
+    done = False
+    for l in results:
+        m = MARK.search(l)
+        if m:
+            kind = m.group(1)
+            if kind == "begin":
+                name, seen, fails = m.group(2), 0, 0
+            elif kind == "end" and name:
+                rc = int(m.group(3) or 0)
+                if name == "kmemleak":
+                    pass
+                elif seen == 0:
+                    print("guest: FAIL: %s printed no TAP result (exit %d)" % (name, rc))
+                    failed += 1
+                elif rc != 0 and fails == 0:
+                    print("guest: FAIL: %s exited %d without a failing TAP line" % (name, rc))
+                    failed += 1
+                else:
+                    print("guest: %s: %d results, exit %d" % (name, seen, rc))
+                name = None
+            elif kind == "done":
+                done = True
+            continue
+        if not name or name == "kmemleak":
+            continue
+        t = TAP.match(l)
+        if not t:
+            continue
+        seen += 1
+        if re.search(r"#\s*SKIP", t.group(2), re.I):
+            skipped += 1
+        elif t.group(1) == "ok":
+            passed += 1
+        else:
+            failed += 1
+            fails += 1
+            print("guest: FAIL: %s: %s" % (name, l))
+    if name:
+        print("guest: FAIL: %s never finished (guest hung, crashed or timed out)" % name)
+        failed += 1
+    if not done:
+        print("guest: FAIL: the guest did not reach the end of its test list")
+        failed += 1
+    return passed, failed, skipped
+
+
+def splats(console, results):
+    """Suspicious kernel lines: every line of the console log except copies
+    of the guest tests' own output; the kmemleak report counts in full."""
+    own, found, section = set(), [], None
+    for i, l in enumerate(results):
+        m = MARK.search(l)
+        if m:
+            section = m.group(2) if m.group(1) == "begin" else None
+        elif section == "kmemleak" and "unreferenced object" in l:
+            found.append((i + 1, "kmemleak: " + l))
+        elif section and l.strip():
+            own.add(l.strip())
+    quiet_until = -1
+    for i, l in enumerate(console):
+        if EXPECTED_TRACE.search(l):
+            quiet_until = i + 40
+        if l.strip() in own:
+            continue
+        if SPLAT.search(l):
+            if "Call Trace:" in l and i <= quiet_until:
+                continue
+            found.append((i + 1, l))
+    return found
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--console", required=True)
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--src", required=True)
+    ap.add_argument("--expect-kunit", action="store_true")
+    a = ap.parse_args()
+    console, results = read(a.console), read(a.results)
+    if not console:
+        print("FAIL: empty console log %s" % a.console)
+        print("COUNTS 0 1 0")
+        return
+    kp, kf, ks = kunit(console, a.src, a.expect_kunit)
+    print("kunit: %d passed, %d failed, %d skipped" % (kp, kf, ks))
+    gp, gf, gs = tap(results)
+    print("guest: %d passed, %d failed, %d skipped" % (gp, gf, gs))
+    found = splats(console, results)
+    for n, l in found[:40]:
+        print("splat: %s:%d: %s" % (a.console, n, l))
+    sp, sf = (0, 1) if found else (1, 0)
+    print("splats: %s" % ("%d suspicious lines" % len(found) if found else "none"))
+    print("COUNTS %d %d %d" % (kp + gp + sp, kf + gf + sf, ks + gs))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the guest initramfs for one kernel flavour:
+#   harness/initramfs.sh release|debug  ->  build/initramfs-FLAVOUR.cpio.gz
+# Contents: busybox-static, iproute2's rdma, libibverbs with the siw and rxe
+# providers, the verbs tools (ibv_*, perftest), our guest tests and helpers,
+# the kselftest test_rdma, /init and /demo.sh; every binary with the shared
+# libraries ldd lists.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+take_lock
+
+flavour=${1:-}
+case "$flavour" in release | debug) ;; *) die "usage: initramfs.sh release|debug" ;; esac
+OBJ=$BUILD/obj-$flavour
+[ -f "$OBJ/.config" ] || die "$OBJ is not configured: run harness/kernel.sh $flavour first"
+ROOT=$BUILD/initramfs-$flavour.d
+OUT=$BUILD/initramfs-$flavour.cpio.gz
+MULTIARCH=/usr/lib/x86_64-linux-gnu
+
+rm -rf "$ROOT"
+mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,run,root,tests,selftests}
+
+# copy_file PATH: copy a host file to the same path in the guest, following
+# symlinks, together with the libraries it needs.
+copy_file() {
+	local f=$1
+	[ -e "$ROOT$f" ] && return 0
+	mkdir -p "$ROOT$(dirname "$f")"
+	cp -L "$f" "$ROOT$f"
+	copy_libs "$f"
+}
+
+copy_libs() {
+	local lib
+	# "libx.so => /path (0x..)" and "/lib64/ld-linux-x86-64.so.2 (0x..)"
+	for lib in $(ldd "$1" 2>/dev/null | sed -n -e 's/.*=> \(\/[^ ]*\) .*/\1/p' -e 's/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p'); do
+		copy_file "$lib"
+	done
+}
+
+# busybox and its applets
+cp /bin/busybox "$ROOT/bin/busybox"
+for applet in $("$ROOT/bin/busybox" --list-full); do
+	[ -e "$ROOT/$applet" ] || ln -s /bin/busybox "$ROOT/$applet"
+done
+
+# RDMA user space
+for bin in rdma ibv_devinfo ibv_devices ibv_rc_pingpong ibv_srq_pingpong ibv_uc_pingpong \
+	ib_write_bw ib_send_bw ib_read_bw ib_write_lat; do
+	path=$(command -v "$bin") || die "$bin not found: run harness/deps.sh"
+	rm -f "$ROOT$path" # a busybox applet of the same name must not win
+	copy_file "$path"
+done
+for drv in siw rxe; do
+	copy_file /etc/libibverbs.d/$drv.driver
+	copy_file "$MULTIARCH/libibverbs/lib$drv-rdmav34.so"
+done
+
+# configuration files the tools expect
+cat >"$ROOT/etc/hosts" <<'HOSTS'
+127.0.0.1	localhost guest
+HOSTS
+echo 'root:x:0:0:root:/root:/bin/sh' >"$ROOT/etc/passwd"
+echo 'root:x:0:' >"$ROOT/etc/group"
+[ "$(id -u)" -eq 0 ] && mknod -m 600 "$ROOT/dev/console" c 5 1
+
+# /init, the demo and the tests
+install -m 755 "$HARNESS/guest/init" "$ROOT/init"
+install -m 755 "$HARNESS/guest/demo.sh" "$ROOT/demo.sh"
+for t in "$HARNESS"/guest/tests/*.sh; do
+	[ -f "$t" ] && install -m 755 "$t" "$ROOT/tests/"
+done
+for c in "$HARNESS"/guest/src/*.c "$HARNESS"/guest/demo/*.c; do
+	[ -f "$c" ] || continue
+	name=$(basename "$c" .c)
+	flags=()
+	[ -f "${c%.c}.flags" ] && read -r -a flags <"${c%.c}.flags"
+	say "initramfs: gcc $name"
+	gcc -O2 -Wall -Werror -o "$ROOT/bin/$name" "$c" "${flags[@]}"
+	copy_libs "$ROOT/bin/$name"
+done
+
+# kselftest test_rdma, built with the kernel's own selftests Makefile
+KSFT=$SRC/tools/testing/selftests/cgroup
+if [ -f "$KSFT/test_rdma.c" ]; then
+	make -C "$SRC" O="$OBJ" ARCH=x86_64 headers_install >/dev/null
+	out=$BUILD/selftests-$flavour
+	mkdir -p "$out"
+	make -C "$KSFT" OUTPUT="$out" KHDR_INCLUDES="-isystem $OBJ/usr/include" "$out/test_rdma"
+	install -m 755 "$out/test_rdma" "$ROOT/selftests/test_rdma"
+	copy_libs "$ROOT/selftests/test_rdma"
+else
+	say "initramfs: tools/testing/selftests/cgroup/test_rdma.c does not exist yet; no /selftests/test_rdma"
+fi
+
+(cd "$ROOT" && find . -print0 | LC_ALL=C sort -z |
+	cpio --null -o -H newc -R 0:0 --quiet) | gzip -6 >"$OUT.tmp"
+mv "$OUT.tmp" "$OUT"
+say "initramfs: $OUT ($(du -h "$OUT" | cut -f1))"

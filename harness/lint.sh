@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Static checks of our kernel files, one per call:
+#   harness/lint.sh checkpatch   the generated series (harness/patch.sh)
+#   harness/lint.sh sparse       make C=1 W=1 on the objects built from our .c
+#                                files, in build/obj-lint (debug .config);
+#                                warnings in our files fail, others are ignored
+#   harness/lint.sh kerneldoc    scripts/kernel-doc -Wall -none on our .c/.h
+#   harness/lint.sh originality  ../shared/tools/originality
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+take_lock
+
+[ -f "$SRC/.harness-src" ] || die "$SRC is not prepared: run harness/tree.sh first"
+mapfile -t ours < <(overlay_files)
+code=()
+for f in "${ours[@]}"; do
+	case "$f" in
+	kernel/*.[ch] | include/*.h | drivers/*.[ch]) code+=("$f") ;;
+	esac
+done
+
+sparse_check() {
+	local LINT=$BUILD/obj-lint objs=() f dir o
+	for f in "${code[@]}"; do
+		[[ $f == *.c ]] || continue
+		dir=$(dirname "$f")
+		o=$(basename "$f" .c).o
+		# only files that a Makefile builds as objects of their own
+		if grep -qsw -- "$o" "$SRC/$dir/Makefile" "$SRC/$(dirname "$dir")/Makefile"; then
+			objs+=("${f%.c}.o")
+		else
+			say "sparse: $f is not an object of its own (included elsewhere?)"
+		fi
+	done
+	if [ ${#objs[@]} -eq 0 ]; then
+		say "sparse: no objects of ours to check"
+		return 0
+	fi
+	[ -f "$BUILD/obj-debug/.config" ] || die "debug .config missing: run harness/kernel.sh debug config"
+	mkdir -p "$LINT"
+	cmp -s "$BUILD/obj-debug/.config" "$LINT/.config" || cp "$BUILD/obj-debug/.config" "$LINT/.config"
+	for o in "${objs[@]}"; do rm -f "$LINT/$o"; done
+	say "sparse: make C=1 W=1 ${objs[*]}"
+	local out rc=0
+	out=$(make -C "$SRC" O="$LINT" ARCH=x86_64 "CC=ccache gcc" "HOSTCC=ccache gcc" -j"$JOBS" \
+		C=1 W=1 "${objs[@]}" 2>&1) || rc=$?
+	printf '%s\n' "$out"
+	[ $rc -eq 0 ] || die "the build of ${objs[*]} failed"
+	local pat bad
+	pat=$(printf '%s\n' "${code[@]}" | sed 's/[.]/\\./g' | paste -sd'|')
+	bad=$(grep -E "(^|/)($pat):[0-9]+(:[0-9]+)?: (warning|error|note)" <<<"$out" || true)
+	if [ -n "$bad" ]; then
+		say "sparse/W=1: problems in our files:"
+		printf '%s\n' "$bad"
+		return 1
+	fi
+	say "sparse/W=1: no warnings in our files"
+}
+
+kerneldoc_check() {
+	if [ ${#code[@]} -eq 0 ]; then
+		say "kernel-doc: no files of ours"
+		return 0
+	fi
+	local out
+	out=$(cd "$SRC" && perl scripts/kernel-doc -Wall -none "${code[@]}" 2>&1) || true
+	if [ -n "$out" ]; then
+		printf '%s\n' "$out"
+		say "kernel-doc: $(grep -c . <<<"$out") problems"
+		return 1
+	fi
+	say "kernel-doc -Wall: clean (${code[*]})"
+}
+
+originality_check() {
+	local tool=$REPO/../shared/tools/originality
+	[ -x "$tool" ] || [ -f "$tool" ] ||
+		die "$tool not found: shared/ must be checked out beside the repository"
+	(cd "$REPO" && python3 "$tool" --upstream "$PRISTINE")
+}
+
+case "${1:-}" in
+checkpatch) bash "$HARNESS/patch.sh" ;;
+sparse) sparse_check ;;
+kerneldoc) kerneldoc_check ;;
+originality) originality_check ;;
+*) die "usage: lint.sh checkpatch|sparse|kerneldoc|originality" ;;
+esac
