@@ -1,0 +1,480 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Concurrent stress of the rdma cgroup controller, bounded in time.
+#
+# In /sys/fs/cgroup/stress/{a,b}/{x,y}, one verbs_worker per leaf opens and
+# closes contexts on DEV and creates and destroys PDs, CQs and MRs (one
+# iteration in eight exits holding everything, leaving the cleanup to
+# process exit).  Meanwhile, each in its own loop:
+#   limits   rewrites rdma.max of every cgroup with random limits, often
+#            below the current usage, or "max";
+#   migrate  moves the workers between the leaves and the transient
+#            cgroups a/z and b/z;
+#   churn    creates a/z, b/z (and z/w below them, with +rdma), moves the
+#            tasks out again and removes them, charged or not;
+#   reader   reads every rdma.* file of every cgroup;
+#   device   removes DEV (rdma link del) and adds it back, in the middle
+#            part of the run only, so that the last part charges a device
+#            whose pools have seen only the other loops.
+# Every loop stops by itself after STRESS_SECONDS (and a count bound).
+# Afterwards: the workers saw only successes, EAGAIN refusals and errors of
+# a device that is gone; every rdma.current is 0; every rdma.* file
+# parses; with all limits lifted, known charges held in the leaves add up
+# exactly at every level; kmemleak finds nothing new; the kernel log has no
+# splat.  The figures (operations per kind, refusals, re-adds) are printed.
+#
+# Environment: DEV (default siw0), STRESS_SECONDS (default 45).
+
+DEV=${DEV:-siw0}
+DURATION=${STRESS_SECONDS:-45}
+CGROOT=/sys/fs/cgroup
+S=$CGROOT/stress
+LEAVES="a/x a/y b/x b/y"
+KML=/sys/kernel/debug/kmemleak
+TMP=${TMPDIR:-/tmp}/50-stress.$$
+MIN_AGE=6	# kmemleak reports nothing younger than 5 s
+MAX_LOOP=100000	# count bound of every loop, besides the time bound
+
+n=0
+failed=0
+pass() { n=$((n + 1)); echo "ok $n $1"; }
+fail() { n=$((n + 1)); echo "not ok $n $1"; failed=1; }
+skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
+diag() { sed 's/^/# /'; }
+
+# Seconds since boot, without a fork.
+now() {
+	read -r NOW _ </proc/uptime
+	NOW=${NOW%.*}
+}
+
+# pick WORD...: one of the words at random, in $R.
+pick() {
+	shift $((RANDOM % $#))
+	R=$1
+}
+
+dev_present() { [ -d "/sys/class/infiniband/$DEV" ]; }
+
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	[ -e "$TMP/hold" ] && rm -f "$TMP/hold"
+	wait
+	dev_present || rdma link add "$DEV" type siw netdev lo 2>/dev/null
+	[ -d "$S" ] && find "$S" -depth -type d -exec rmdir {} \; 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+mkdir -p "$TMP"
+mkfifo "$TMP/fifo"
+
+all_cgroups() { find "$S" -type d 2>/dev/null; }
+
+# ---- the loops; each writes its counters to $TMP/NAME.count at the end ----
+# They use shell builtins where they can (a fork and exec costs much under
+# TCG with KASAN); a write's errno is judged afterwards from the shell's
+# error messages, which each loop collects in $TMP/NAME.err.
+
+# nap SECONDS: sleep without a fork.
+nap() { read -t "$1" _ <>"$TMP/fifo"; }
+
+# errors_other NAME PATTERN: the lines of $TMP/NAME.err not matching
+# PATTERN (the errors expected while cgroups and the device come and go).
+errors_other() {
+	grep -vE "$2" "$TMP/$1.err" 2>/dev/null
+}
+
+limits_loop() {
+	RANDOM=$1
+	i=0 ok=0 err=0
+	cgs="$S $S/a $S/b $S/a/x $S/a/y $S/b/x $S/b/y $S/a/z $S/b/z $S/a/z/w $S/b/z/w"
+	now
+	while [ "$NOW" -lt "$END" ] && [ $i -lt $MAX_LOOP ]; do
+		i=$((i + 1))
+		pick $cgs
+		cg=$R
+		pick max 0 1 2 3 4 8
+		h=$R
+		pick max 0 1 2 5 10 30
+		o=$R
+		case $((RANDOM % 3)) in
+		0) txt="$DEV hca_handle=$h" ;;
+		1) txt="$DEV hca_object=$o" ;;
+		*) txt="$DEV hca_handle=$h hca_object=$o" ;;
+		esac
+		if echo "$txt" 2>>"$TMP/limits.err" >"$cg/rdma.max"; then
+			ok=$((ok + 1))
+		else
+			err=$((err + 1))
+		fi
+		nap 0.0$((RANDOM % 5))
+		now
+	done
+	enodev=$(grep -c 'No such device' "$TMP/limits.err")
+	nocg=$(grep -c "can't create" "$TMP/limits.err")
+	other=$(errors_other limits "No such device|can't create" | wc -l)
+	echo "limits writes=$i ok=$ok enodev=$enodev nocgroup=$nocg other=$other" >"$TMP/limits.count"
+}
+
+migrate_loop() {
+	RANDOM=$1
+	i=0 ok=0
+	now
+	while [ "$NOW" -lt "$END" ] && [ $i -lt $MAX_LOOP ]; do
+		i=$((i + 1))
+		pick $WORKERS
+		pid=$R
+		pick a/x a/y b/x b/y a/z b/z a/z b/z
+		echo "$pid" 2>>"$TMP/migrate.err" >"$S/$R/cgroup.procs" && ok=$((ok + 1))
+		nap 0.0$((RANDOM % 10))
+		now
+	done
+	# ESRCH: the worker is done; ENODEV, ENOENT: z was removed; EBUSY: z
+	# has z/w with +rdma (no internal processes)
+	gone=$(grep -cE "No such process|No such device|can't create" "$TMP/migrate.err")
+	busy=$(grep -c 'busy' "$TMP/migrate.err")
+	other=$(errors_other migrate "No such process|No such device|can't create|busy" | wc -l)
+	echo "migrate moves=$i ok=$ok gone=$gone busy=$busy other=$other" >"$TMP/migrate.count"
+}
+
+churn_loop() {
+	RANDOM=$1
+	i=0 mk=0 rm=0 rmbusy=0
+	now
+	while [ "$NOW" -lt "$END" ] && [ $i -lt $MAX_LOOP ]; do
+		i=$((i + 1))
+		for side in a b; do
+			z=$S/$side/z
+			mkdir "$z" 2>/dev/null && mk=$((mk + 1))
+			if [ $((RANDOM % 2)) = 0 ] && mkdir "$z/w" 2>/dev/null; then
+				mk=$((mk + 1))
+				echo +rdma 2>/dev/null >"$z/cgroup.subtree_control"
+			fi
+		done
+		nap 0.3
+		for side in a b; do
+			z=$S/$side/z
+			for d in "$z/w" "$z"; do
+				[ -d "$d" ] || continue
+				while read -r p; do
+					echo "$p" 2>/dev/null >"$S/$side/x/cgroup.procs"
+				done 2>/dev/null <"$d/cgroup.procs"
+				if rmdir "$d" 2>/dev/null; then
+					rm=$((rm + 1))
+				else
+					rmbusy=$((rmbusy + 1))
+				fi
+			done
+		done
+		nap 0.1
+		now
+	done
+	echo "churn cycles=$i mkdir=$mk rmdir=$rm rmdir_busy=$rmbusy" >"$TMP/churn.count"
+}
+
+reader_loop() {
+	i=0 reads=0 gone=0 bad=0
+	dirs="$S $S/a $S/b $S/a/x $S/a/y $S/b/x $S/b/y $S/a/z $S/b/z $S/a/z/w $S/b/z/w"
+	now
+	while [ "$NOW" -lt "$END" ] && [ $i -lt $MAX_LOOP ]; do
+		i=$((i + 1))
+		for d in $dirs; do
+			for f in rdma.max rdma.current rdma.peak rdma.events rdma.events.local; do
+				if ! while read -r line; do
+					case "$line" in
+					*" hca_handle"*" hca_object"*) ;;
+					*)
+						bad=$((bad + 1))
+						if [ $bad -le 5 ]; then
+							echo "reader: $d/$f: \"$line\"" >>"$TMP/errors"
+						fi
+						;;
+					esac
+				done 2>/dev/null <"$d/$f"; then
+					gone=$((gone + 1))	# z or z/w is not there
+					continue
+				fi
+				reads=$((reads + 1))
+			done
+		done
+		now
+	done
+	echo "reader rounds=$i reads=$reads gone=$gone malformed=$bad" >"$TMP/reader.count"
+}
+
+# The limits the cgroups start with, and get back after each re-add of the
+# device (a new device has no limits): tight enough for refusals at every
+# level.
+base_limits() {
+	echo "$DEV hca_handle=5 hca_object=16" >"$S/rdma.max" &&
+	echo "$DEV hca_handle=2" >"$S/a/rdma.max" &&
+	echo "$DEV hca_object=4" >"$S/a/y/rdma.max" &&
+	echo "$DEV hca_object=3" >"$S/b/x/rdma.max"
+}
+
+device_loop() {
+	RANDOM=$1
+	dels=0 adds=0 addfail=0 delfail=0 maxdel=0
+	sleep $((DURATION / 6))
+	now
+	while [ "$NOW" -lt $((END - DURATION * 3 / 10)) ] && [ $dels -lt 50 ]; do
+		t0=$NOW
+		if rdma link del "$DEV" 2>>"$TMP/device.err"; then
+			dels=$((dels + 1))
+		else
+			delfail=$((delfail + 1))
+		fi
+		now
+		[ $((NOW - t0)) -gt $maxdel ] && maxdel=$((NOW - t0))
+		sleep 0.$((RANDOM % 9 + 1))
+		if rdma link add "$DEV" type siw netdev lo 2>>"$TMP/device.err"; then
+			adds=$((adds + 1))
+			base_limits 2>/dev/null
+		else
+			addfail=$((addfail + 1))
+		fi
+		sleep $((RANDOM % 3 + 2))
+		now
+	done
+	dev_present || { rdma link add "$DEV" type siw netdev lo && adds=$((adds + 1)); }
+	echo "device dels=$dels readds=$adds del_failed=$delfail add_failed=$addfail longest_del=${maxdel}s" >"$TMP/device.count"
+}
+
+# check_all_current DEV [REL:HANDLES:OBJECTS]...: every cgroup under $S
+# shows DEV in rdma.current with the listed counts, 0 0 where not listed.
+check_all_current() {
+	cc_dev=$1
+	shift
+	cc_bad=0
+	for cc_d in $(all_cgroups); do
+		cc_rel=${cc_d#"$S"}
+		cc_rel=${cc_rel#/}
+		[ -n "$cc_rel" ] || cc_rel=.
+		cc_want="0 0"
+		for cc_spec in "$@"; do
+			case "$cc_spec" in
+			"$cc_rel":*)
+				cc_want=${cc_spec#"$cc_rel":}
+				cc_want="${cc_want%:*} ${cc_want#*:}" ;;
+			esac
+		done
+		cc_line=$(grep "^$cc_dev " "$cc_d/rdma.current")
+		cc_got=$(echo "$cc_line" | sed -n 's/^[^ ]* hca_handle=\([0-9]*\) hca_object=\([0-9]*\)$/\1 \2/p')
+		if [ "$cc_got" != "$cc_want" ]; then
+			echo "# $cc_rel/rdma.current: \"$cc_line\", want $cc_dev $cc_want"
+			cc_bad=1
+		fi
+	done
+	return $cc_bad
+}
+
+echo "TAP version 13"
+echo "1..9"
+echo "50-stress: start" >/dev/kmsg
+
+# 1: setup
+setup_ok=0
+if ! dev_present; then
+	fail "setup: $S/{a,b}/{x,y} with rdma # no device $DEV"
+elif ! grep -qw rdma "$CGROOT/cgroup.controllers"; then
+	fail "setup: $S/{a,b}/{x,y} with rdma # no rdma controller"
+else
+	grep -qw rdma "$CGROOT/cgroup.subtree_control" ||
+		echo +rdma >"$CGROOT/cgroup.subtree_control"
+	find "$S" -depth -type d -exec rmdir {} \; 2>/dev/null
+	if mkdir "$S" && echo +rdma >"$S/cgroup.subtree_control" &&
+	   mkdir "$S/a" "$S/b" &&
+	   echo +rdma >"$S/a/cgroup.subtree_control" &&
+	   echo +rdma >"$S/b/cgroup.subtree_control" &&
+	   mkdir "$S/a/x" "$S/a/y" "$S/b/x" "$S/b/y" && base_limits; then
+		setup_ok=1
+		pass "setup: $S/{a,b}/{x,y} with rdma, limits at three levels"
+	else
+		fail "setup: $S/{a,b}/{x,y} with rdma, limits at three levels"
+	fi
+fi
+if [ "$setup_ok" != 1 ]; then
+	while [ $n -lt 9 ]; do skip "not run" "setup failed"; done
+	exit 1
+fi
+
+have_kmemleak=0
+if [ -w "$KML" ] && echo scan >"$KML" 2>/dev/null; then
+	have_kmemleak=1
+	sed -n 's/^unreferenced object \(0x[0-9a-f]*\) .*/\1/p' "$KML" >"$TMP/kml.before"
+fi
+
+# ---- run ----
+now
+START=$NOW
+END=$((NOW + DURATION))
+WORKERS=
+i=0
+for leaf in $LEAVES; do
+	i=$((i + 1))
+	verbs_worker -d "$DEV" -g "$S/$leaf" loop -t "$DURATION" -o 6 -s $((i * 7919)) \
+		>"$TMP/worker.$i" 2>&1 &
+	WORKERS="$WORKERS $!"
+done
+limits_loop 11 &
+migrate_loop 23 &
+churn_loop 37 &
+reader_loop &
+device_loop 41 &
+wait
+now
+elapsed=$((NOW - START))
+
+# 2: the workers
+ok2=1
+sum() { awk -v k="$1" '{ for (i = 1; i <= NF; i++) if (split($i, a, "=") == 2 && a[1] == k) { split(a[2], v, "/"); for (j = 1; j <= 3; j++) t[j] += v[j] } } END { printf "%d/%d/%d", t[1], t[2], t[3] }' "$TMP"/worker.*; }
+for f in "$TMP"/worker.*; do
+	grep -q '^verbs_worker: iter=.* other=0$' "$f" || { ok2=0; diag <"$f"; }
+done
+ctx=$(sum ctx) pd=$(sum pd) cq=$(sum cq) mr=$(sum mr)
+iters=$(awk -F'[ =]' '/^verbs_worker: iter=/ { t += $3 } END { print t + 0 }' "$TMP"/worker.*)
+refused=$(echo "$ctx $pd $cq $mr" | awk '{ for (i = 1; i <= NF; i++) { split($i, v, "/"); t += v[2] } print t + 0 }')
+if [ "$ok2" = 1 ] && [ "$iters" -gt 0 ] && [ "$refused" -gt 0 ]; then
+	pass "4 workers, $iters iterations in ${elapsed}s: only successes, EAGAIN refusals ($refused) and device-gone errors"
+else
+	fail "4 workers, $iters iterations in ${elapsed}s: only successes, EAGAIN refusals ($refused) and device-gone errors"
+fi
+echo "# ok/EAGAIN/device-gone: contexts $ctx, PDs $pd, CQs $cq, MRs $mr"
+
+# 3: the other loops ran, without unexpected errors
+for f in limits migrate churn reader device; do
+	[ -f "$TMP/$f.count" ] && sed 's/^/# /' "$TMP/$f.count" || echo "# $f: no counters"
+done
+ok3=1
+grep -q 'other=0$' "$TMP/limits.count" || ok3=0
+grep -q 'other=0$' "$TMP/migrate.count" || ok3=0
+grep -q 'malformed=0$' "$TMP/reader.count" || ok3=0
+grep -q ' readds=[1-9]' "$TMP/device.count" || ok3=0
+grep -q ' add_failed=0 ' "$TMP/device.count" || ok3=0
+grep -q ' rmdir=[1-9]' "$TMP/churn.count" || ok3=0
+[ -s "$TMP/errors" ] && diag <"$TMP/errors"
+[ -s "$TMP/device.err" ] && head -n 5 "$TMP/device.err" | diag
+if [ "$ok3" = 1 ]; then
+	pass "limits, migrations, cgroup churn, readers and device re-adds ran without unexpected errors"
+else
+	fail "limits, migrations, cgroup churn, readers and device re-adds ran without unexpected errors"
+fi
+
+# 4: every counter is back to 0
+ok4=0
+if dev_present; then
+	for _ in 1 2 3 4 5; do
+		check_all_current "$DEV" >"$TMP/current" && { ok4=1; break; }
+		sleep 1
+	done
+fi
+if [ "$ok4" = 1 ]; then
+	pass "$DEV is present and every rdma.current under $S is 0"
+else
+	fail "$DEV is present and every rdma.current under $S is 0"
+	diag <"$TMP/current"
+fi
+
+# 5: every file parses
+for d in $(all_cgroups); do
+	grep -vE "^[a-z0-9_]+ hca_handle=(max|[0-9]+) hca_object=(max|[0-9]+)$" "$d/rdma.max" |
+		sed "s|^|$d/rdma.max: |"
+	for f in rdma.current rdma.peak; do
+		grep -vE "^[a-z0-9_]+ hca_handle=[0-9]+ hca_object=[0-9]+$" "$d/$f" |
+			sed "s|^|$d/$f: |"
+	done
+	for f in rdma.events rdma.events.local; do
+		grep -vE "^[a-z0-9_]+ hca_handle.max=[0-9]+ hca_handle.alloc_fail=[0-9]+ hca_object.max=[0-9]+ hca_object.alloc_fail=[0-9]+$" "$d/$f" |
+			sed "s|^|$d/$f: |"
+	done
+	grep -q "^$DEV " "$d/rdma.max" || echo "$d/rdma.max: no $DEV line"
+done >"$TMP/malformed" 2>&1
+if [ ! -s "$TMP/malformed" ]; then
+	pass "every rdma.max, rdma.current, rdma.peak, rdma.events(.local) line under $S parses"
+else
+	fail "every rdma.max, rdma.current, rdma.peak, rdma.events(.local) line under $S parses"
+	head -n 20 "$TMP/malformed" | diag
+fi
+
+now
+echo "# $((NOW - START))s since the start"
+
+# 6: exact hierarchical counts with known charges held, all limits lifted
+ok6=1
+for d in $(all_cgroups); do
+	echo "$DEV hca_handle=max hca_object=max" >"$d/rdma.max" || ok6=0
+done
+touch "$TMP/hold"
+# leaf: contexts PDs CQs MRs -> handles and objects
+set -- "a/x 1 1 0 0" "a/y 2 2 1 0" "b/x 1 3 0 1" "b/y 1 0 2 0"
+for spec in "$@"; do
+	set -- $spec
+	verbs_worker -d "$DEV" -g "$S/$1" hold -c "$2" -p "$3" -q "$4" -m "$5" \
+		-w "$TMP/hold" -T 60 >"$TMP/hold.${1%/*}${1#*/}" 2>&1 &
+done
+for f in a/x a/y b/x b/y; do
+	t="$TMP/hold.${f%/*}${f#*/}"
+	for _ in $(seq 600); do grep -q '^hold:' "$t" 2>/dev/null && break; sleep 0.1; done
+	grep '^hold:' "$t" | sed "s|^|# $f: |"
+	grep -q ' ctx_err=none pd_ok=.* pd_err=none .* cq_err=none .* mr_err=none ' "$t" || ok6=0
+done
+# a/x 1+1, a/y 2+3, b/x 1+4, b/y 1+2
+check_all_current "$DEV" "a/x:1:1" "a/y:2:3" "a:3:4" "b/x:1:4" "b/y:1:2" "b:2:6" ".:5:10" ||
+	ok6=0
+rm -f "$TMP/hold"
+wait
+check_all_current "$DEV" || ok6=0
+if [ "$ok6" = 1 ]; then
+	pass "held charges add up exactly at every level (5 contexts, 10 objects), and go back to 0"
+else
+	fail "held charges add up exactly at every level (5 contexts, 10 objects), and go back to 0"
+fi
+
+# 7: removing the whole tree works
+if find "$S" -depth -type d -exec rmdir {} \; && [ ! -d "$S" ]; then
+	pass "the stress cgroups can all be removed"
+else
+	fail "the stress cgroups can all be removed"
+fi
+
+now
+echo "# $((NOW - START))s since the start"
+
+# 8: kmemleak
+if [ "$have_kmemleak" != 1 ]; then
+	skip "kmemleak: no new unreferenced objects" "$KML not available"
+else
+	sleep "$MIN_AGE"
+	echo scan >"$KML"
+	sleep 1
+	echo scan >"$KML"
+	awk -v base="$TMP/kml.before" '
+		BEGIN { while ((getline a < base) > 0) old[a] = 1 }
+		/^unreferenced object / { show = !($3 in old) }
+		show' "$KML" >"$TMP/kml.new"
+	count=$(grep -c '^unreferenced object ' "$TMP/kml.new")
+	if [ "$count" = 0 ]; then
+		pass "kmemleak: no new unreferenced objects"
+	else
+		fail "kmemleak: no new unreferenced objects"
+		echo "kmemleak: $count new unreferenced objects, the first ones:" | diag
+		head -n 60 "$TMP/kml.new" | diag
+	fi
+fi
+
+now
+echo "# $((NOW - START))s since the start"
+
+# 9: kernel log
+dmesg | sed -n '/50-stress: start/,$p' >"$TMP/dmesg"
+if grep -E 'WARNING:|BUG:|Oops|KASAN|UBSAN|unreferenced object|general protection|possible (recursive|circular) locking|inconsistent lock state|suspicious RCU usage|list_(add|del) corruption|blocked for more than' "$TMP/dmesg" >"$TMP/splat"; then
+	fail "kernel log: no splat"
+	head -n 40 "$TMP/splat" | diag
+else
+	pass "kernel log: no splat"
+fi
+
+echo "# figures: ${elapsed}s; worker iterations $iters; ok/EAGAIN/device-gone: contexts $ctx, PDs $pd, CQs $cq, MRs $mr; refusals $refused"
+echo "# figures: $(cat "$TMP/limits.count"); $(cat "$TMP/migrate.count"); $(cat "$TMP/churn.count"); $(cat "$TMP/reader.count"); $(cat "$TMP/device.count")"
+exit "$failed"

@@ -1,0 +1,540 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Fault injection into the rdma cgroup controller's allocations.
+#
+# failslab is aimed at kernel/cgroup/rdma.c only: its stacktrace filter
+# (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER) requires a return address in
+# the address range of rdma.c's functions, taken from /proc/kallsyms, so an
+# allocation fails only when rdma.c is on the stack: the pool of a cgroup
+# (kzalloc in __rdmacg_pool_get()) and the xarray node that xa_store()
+# needs to index it.  Which task fails, and when, is chosen with
+# /proc/thread-self/fail-nth: armed with N just before one operation, the
+# N-th such allocation of that task fails and none other does.  Sweeping N
+# = 1, 2, ... until the operation goes through untouched fails each of the
+# operation's allocations in turn.  For every step:
+#   - an rdma.max write that needs a new pool fails with ENOMEM and the file
+#     is unchanged;
+#   - a context or object whose charge needs new pools (fresh nested
+#     cgroups) fails with ENOMEM and rdma.current is unchanged in every
+#     cgroup, the levels already charged having been given back;
+#   - the step with no fault succeeds and is charged exactly.
+# xa_store() retries a node allocation that failed under its lock with
+# GFP_KERNEL, so one fault there is absorbed; to fail xa_store() itself a
+# second device is needed (on siw0 alone the pool is stored at index 0,
+# which needs no node): rxe0 on lo, and every allocation of the task that
+# comes from rdma.c but not through __kmalloc_cache_noprof() (the pool's
+# kzalloc) is failed, with probability 100, task-filter and make-it-fail.
+# Afterwards, with injection off, everything works; nothing leaked
+# (kmemleak) and the kernel log has no splat.
+#
+# Environment: DEV (default siw0).
+
+DEV=${DEV:-siw0}
+CGROOT=/sys/fs/cgroup
+FI=$CGROOT/failslab
+FS=/sys/kernel/debug/failslab
+KML=/sys/kernel/debug/kmemleak
+TMP=${TMPDIR:-/tmp}/60-failslab.$$
+MIN_AGE=6	# kmemleak reports nothing younger than 5 s
+MAX_NTH=12	# no operation here makes that many allocations in rdma.c
+
+n=0
+failed=0
+pass() { n=$((n + 1)); echo "ok $n $1"; }
+fail() { n=$((n + 1)); echo "not ok $n $1"; failed=1; }
+skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
+diag() { sed 's/^/# /'; }
+
+KNOBS="probability interval times space verbose task-filter ignore-gfp-wait
+cache-filter stacktrace-depth require-start require-end reject-start reject-end"
+
+fs_set() { echo "$2" >"$FS/$1"; }
+
+save_failslab() {
+	for k in $KNOBS; do
+		[ -e "$FS/$k" ] && echo "$k $(cat "$FS/$k")"
+	done >"$TMP/failslab.saved"
+}
+
+restore_failslab() {
+	[ -f "$TMP/failslab.saved" ] || return 0
+	fs_set probability 0
+	while read -r k v; do
+		fs_set "$k" "$v" 2>/dev/null
+	done <"$TMP/failslab.saved"
+}
+
+rxe_added=0
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	[ -e "$TMP/hold" ] && rm -f "$TMP/hold" && wait
+	restore_failslab
+	[ -d "$FI" ] && find "$FI" -depth -type d -exec rmdir {} \; 2>/dev/null
+	[ "$rxe_added" = 1 ] && rdma link del rxe0 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+mkdir -p "$TMP"
+
+# Address range [start, end) of the text symbols whose names start with
+# rdmacg_ or __rdmacg_ (all of kernel/cgroup/rdma.c's functions, KUnit
+# ones included), extended to the symbol after the last one; the symbols in
+# between (static copies of inline helpers emitted in rdma.o) are listed.
+# Output: "START END" in hex, symbols in $TMP/range.syms.
+rdma_text_range() {
+	awk '$2 ~ /^[tT]$/ && NF == 3 { print $1, $3 }' /proc/kallsyms |
+		sort >"$TMP/text"
+	awk -v out="$TMP/range.syms" '
+		{ addr[NR] = $1; name[NR] = $2 }
+		$2 ~ /^(__)?rdmacg_/ { if (!first) first = NR; last = NR }
+		END {
+			if (!first || last == NR) exit 1
+			for (i = first; i <= last; i++) print addr[i], name[i] > out
+			print addr[first], addr[last + 1]
+		}' "$TMP/text"
+}
+
+# Address range of one function: its symbol to the next one.
+func_range() {
+	awk -v f="$1" '
+		found { print start, $1; exit }
+		$2 == f { start = $1; found = 1 }' "$TMP/text"
+}
+
+# kmemleak records every slab object in an object of its own, allocated
+# from kmemleak_alloc() on the same stack (it falls back to a reserve when
+# that fails): keep those out with the reject range, so that only rdma.c's
+# own allocations fail.
+set_reject_default() {
+	if kr=$(func_range kmemleak_alloc) && [ -n "$kr" ]; then
+		# shellcheck disable=SC2086
+		set -- $kr
+		fs_set reject-start "0x$1" && fs_set reject-end "0x$2"
+	else
+		fs_set reject-start 0 && fs_set reject-end 0
+	fi
+}
+
+# check_current DEV [REL:HANDLES:OBJECTS]...: rdma.current of every cgroup
+# under $FI (REL relative to it, "." for $FI) shows DEV with the listed
+# counts, and 0 0 where none is listed.
+check_current() {
+	cc_dev=$1
+	shift
+	cc_bad=0
+	for cc_f in $(find "$FI" -name rdma.current); do
+		cc_rel=${cc_f%/rdma.current}
+		cc_rel=${cc_rel#"$FI"}
+		cc_rel=${cc_rel#/}
+		[ -n "$cc_rel" ] || cc_rel=.
+		cc_want="0 0"
+		for cc_spec in "$@"; do
+			case "$cc_spec" in
+			"$cc_rel":*)
+				cc_want=${cc_spec#"$cc_rel":}
+				cc_want="${cc_want%:*} ${cc_want#*:}" ;;
+			esac
+		done
+		cc_line=$(grep "^$cc_dev " "$cc_f")
+		cc_got=$(echo "$cc_line" | sed -n 's/^[^ ]* hca_handle=\([0-9]*\) hca_object=\([0-9]*\)$/\1 \2/p')
+		if [ "$cc_got" != "$cc_want" ]; then
+			echo "# $cc_rel/rdma.current: \"$cc_line\", want $cc_dev $cc_want"
+			cc_bad=1
+		fi
+	done
+	return $cc_bad
+}
+
+# wait_hold FILE: wait (at most 60 s) for the "hold:" line of a worker.
+wait_hold() {
+	for _ in $(seq 600); do
+		grep -q '^hold:' "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# new_cgroup DIR...: create fresh cgroups, parents with +rdma in
+# cgroup.subtree_control.
+new_cgroup() {
+	for nc_d in "$@"; do
+		mkdir "$nc_d" || return 1
+	done
+}
+enable_rdma() { echo +rdma >"$1/cgroup.subtree_control"; }
+
+echo "TAP version 13"
+echo "1..10"
+echo "60-failslab: start" >/dev/kmsg
+
+injected_total=0
+
+# 1: setup
+setup_ok=0
+why=
+if [ ! -d "/sys/class/infiniband/$DEV" ]; then
+	why="no device $DEV"
+elif ! grep -qw rdma "$CGROOT/cgroup.controllers"; then
+	why="no rdma controller"
+elif [ ! -w "$FS/probability" ] || [ ! -e /proc/self/fail-nth ]; then
+	why="no failslab in debugfs or no /proc/self/fail-nth (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)"
+elif [ ! -e "$FS/require-start" ]; then
+	why="no $FS/require-start (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER)"
+elif ! range=$(rdma_text_range); then
+	why="no rdmacg_ functions in /proc/kallsyms"
+else
+	save_failslab
+	# shellcheck disable=SC2086
+	set -- $range
+	# in hex: the addresses do not fit the shell's signed arithmetic
+	rstart=0x$1
+	rend=0x$2
+	grep -qw rdma "$CGROOT/cgroup.subtree_control" ||
+		echo +rdma >"$CGROOT/cgroup.subtree_control"
+	find "$FI" -depth -type d -exec rmdir {} \; 2>/dev/null
+	if fs_set probability 0 && fs_set interval 1 && fs_set times -1 &&
+	   fs_set space 0 && fs_set verbose 1 && fs_set task-filter N &&
+	   fs_set ignore-gfp-wait N && fs_set cache-filter N &&
+	   fs_set stacktrace-depth 32 && set_reject_default &&
+	   fs_set require-start "$rstart" &&
+	   fs_set require-end "$rend" &&
+	   mkdir "$FI" && enable_rdma "$FI"; then
+		setup_ok=1
+	else
+		why="configuring failslab or creating $FI failed"
+	fi
+fi
+if [ "$setup_ok" = 1 ]; then
+	pass "setup: failslab limited to rdma.c, $(wc -l <"$TMP/range.syms") text symbols at [0x$1, 0x$2)"
+	grep -v ' _*rdmacg_' "$TMP/range.syms" | sed 's/^/other symbol in the range: /' | diag
+else
+	fail "setup # $why"
+fi
+
+skip_rest() {
+	while [ "$n" -lt 10 ]; do
+		skip "$1" "$2"
+	done
+}
+if [ "$setup_ok" != 1 ]; then
+	skip_rest "not run" "setup failed"
+	exit 1
+fi
+
+have_kmemleak=0
+if [ -w "$KML" ] && echo scan >"$KML" 2>/dev/null; then
+	have_kmemleak=1
+	sed -n 's/^unreferenced object \(0x[0-9a-f]*\) .*/\1/p' "$KML" >"$TMP/kml.before"
+fi
+
+# 2: rdma.max writes that need a new pool.
+ok2=1
+inj=0
+absorbed=0
+limit="$DEV hca_handle=7 hca_object=9"
+for nth in $(seq "$MAX_NTH"); do
+	cg=$FI/w$nth
+	new_cgroup "$cg" || { ok2=0; break; }
+	before=$(cat "$cg/rdma.max")
+	out=$(cgtool write -F "$nth" "$cg/rdma.max" "$limit")
+	after=$(cat "$cg/rdma.max")
+	case "$out" in
+	"write ENOMEM injected=1")
+		inj=$((inj + 1))
+		if [ "$after" != "$before" ]; then
+			echo "# nth=$nth: ENOMEM but rdma.max changed: \"$before\" -> \"$after\""
+			ok2=0
+		fi
+		;;
+	"ok injected="[01])
+		# injected=1: a fault that a retry absorbed (xa_store() tries
+		# GFP_NOWAIT under its lock, then GFP_KERNEL)
+		if ! echo "$after" | grep -qx "$limit"; then
+			echo "# nth=$nth: $out, but rdma.max is \"$after\""
+			ok2=0
+		fi
+		[ "$out" = "ok injected=0" ] && break
+		absorbed=$((absorbed + 1))
+		;;
+	*)
+		echo "# nth=$nth: unexpected result \"$out\" (rdma.max \"$after\")"
+		ok2=0
+		break
+		;;
+	esac
+done
+# The pool exists now: rewriting the limit allocates nothing.
+out=$(cgtool write -F 1 "$cg/rdma.max" "$DEV hca_handle=1 hca_object=max")
+if [ "$out" != "ok injected=0" ]; then
+	echo "# rewriting a limit of an existing pool: \"$out\", want \"ok injected=0\""
+	ok2=0
+fi
+injected_total=$((injected_total + inj + absorbed))
+what="rdma.max write in a fresh cgroup: $inj faults failing it with ENOMEM, rdma.max unchanged; $absorbed absorbed; then written, and a rewrite allocates nothing"
+if [ "$ok2" = 1 ] && [ "$inj" -ge 1 ]; then
+	pass "$what"
+else
+	fail "$what"
+fi
+find "$FI" -mindepth 1 -depth -type d -exec rmdir {} \;
+
+# 3: a context whose charge creates the pools of leaf, parent and $FI.
+ok3=1
+inj=0
+absorbed=0
+for nth in $(seq "$MAX_NTH"); do
+	p=c$nth
+	new_cgroup "$FI/$p" && enable_rdma "$FI/$p" && new_cgroup "$FI/$p/leaf" || { ok3=0; break; }
+	touch "$TMP/hold"
+	verbs_worker -d "$DEV" -g "$FI/$p/leaf" hold -c 1 -F "$nth" -f ctx \
+		-w "$TMP/hold" -T 60 >"$TMP/out" 2>&1 &
+	if ! wait_hold "$TMP/out"; then
+		echo "# nth=$nth: the worker did not report"
+		diag <"$TMP/out"
+		ok3=0
+		rm -f "$TMP/hold"
+		wait
+		break
+	fi
+	out=$(grep '^hold:' "$TMP/out")
+	case "$out" in
+	*" ctx_ok=0 ctx_err=ENOMEM "*" injected=1")
+		inj=$((inj + 1))
+		check_current "$DEV" || { echo "# nth=$nth: after ENOMEM"; ok3=0; }
+		done=0
+		;;
+	*" ctx_ok=1 ctx_err=none "*" injected="[01])
+		check_current "$DEV" "$p/leaf:1:0" "$p:1:0" ".:1:0" ||
+			{ echo "# nth=$nth: context held"; ok3=0; }
+		case "$out" in
+		*injected=0) done=1 ;;
+		*) done=0; absorbed=$((absorbed + 1)) ;;
+		esac
+		;;
+	*)
+		echo "# nth=$nth: unexpected: $out"
+		ok3=0
+		done=1
+		;;
+	esac
+	rm -f "$TMP/hold"
+	wait
+	check_current "$DEV" || { echo "# nth=$nth: after exit"; ok3=0; }
+	[ "$done" = 1 ] && break
+done
+injected_total=$((injected_total + inj + absorbed))
+what="context charge in fresh cgroups: $inj faults failing it with ENOMEM (want >= 3: leaf, parent, $FI), rdma.current unchanged everywhere; $absorbed absorbed; then charged at 3 levels"
+if [ "$ok3" = 1 ] && [ "$inj" -ge 3 ]; then
+	pass "$what"
+else
+	fail "$what"
+fi
+find "$FI" -mindepth 1 -depth -type d -exec rmdir {} \;
+
+# 4: a PD created after the task moved to fresh cgroups: the context stays
+# charged to base, the PD's charge creates the pools of the new cgroups.
+ok4=1
+inj=0
+absorbed=0
+new_cgroup "$FI/base" || ok4=0
+for nth in $(seq "$MAX_NTH"); do
+	[ "$ok4" = 1 ] || break
+	p=o$nth
+	new_cgroup "$FI/$p" && enable_rdma "$FI/$p" && new_cgroup "$FI/$p/leaf" || { ok4=0; break; }
+	touch "$TMP/hold"
+	verbs_worker -d "$DEV" -g "$FI/base" hold -c 1 -p 1 -M "$FI/$p/leaf" \
+		-F "$nth" -f obj -w "$TMP/hold" -T 60 >"$TMP/out" 2>&1 &
+	if ! wait_hold "$TMP/out"; then
+		echo "# nth=$nth: the worker did not report"
+		diag <"$TMP/out"
+		ok4=0
+		rm -f "$TMP/hold"
+		wait
+		break
+	fi
+	out=$(grep '^hold:' "$TMP/out")
+	case "$out" in
+	*" ctx_ok=1 ctx_err=none pd_ok=0 pd_err=ENOMEM "*" injected=1")
+		inj=$((inj + 1))
+		check_current "$DEV" "base:1:0" ".:1:0" ||
+			{ echo "# nth=$nth: after ENOMEM"; ok4=0; }
+		done=0
+		;;
+	*" ctx_ok=1 ctx_err=none pd_ok=1 pd_err=none "*" injected="[01])
+		check_current "$DEV" "base:1:0" "$p/leaf:0:1" "$p:0:1" ".:1:1" ||
+			{ echo "# nth=$nth: PD held"; ok4=0; }
+		case "$out" in
+		*injected=0) done=1 ;;
+		*) done=0; absorbed=$((absorbed + 1)) ;;
+		esac
+		;;
+	*)
+		echo "# nth=$nth: unexpected: $out"
+		ok4=0
+		done=1
+		;;
+	esac
+	rm -f "$TMP/hold"
+	wait
+	check_current "$DEV" || { echo "# nth=$nth: after exit"; ok4=0; }
+	[ "$done" = 1 ] && break
+done
+injected_total=$((injected_total + inj + absorbed))
+what="PD charge after migrating to fresh cgroups: $inj faults failing it with ENOMEM (want >= 2: leaf, parent), rdma.current unchanged everywhere; $absorbed absorbed; then charged exactly"
+if [ "$ok4" = 1 ] && [ "$inj" -ge 2 ]; then
+	pass "$what"
+else
+	fail "$what"
+fi
+find "$FI" -mindepth 1 -depth -type d -exec rmdir {} \;
+
+# 5, 6: xa_store() failing for good, on a second device.
+xa_why=
+if ! rdma link add rxe0 type rxe netdev lo >"$TMP/rxe" 2>&1; then
+	xa_why="cannot add rxe0 on lo: $(head -n 1 "$TMP/rxe")"
+elif ! rxe_added=1 || [ ! -d /sys/class/infiniband/rxe0 ]; then
+	xa_why="rxe0 did not appear"
+elif ! kr=$(func_range __kmalloc_cache_noprof) || [ -z "$kr" ]; then
+	xa_why="no __kmalloc_cache_noprof in /proc/kallsyms"
+fi
+# Does a pool of rxe0 need an xarray node at all?  A fail-nth sweep of the
+# limit write counts its allocations in rdma.c: the pool, then the node.
+if [ -z "$xa_why" ]; then
+	points=0
+	results=
+	for nth in $(seq "$MAX_NTH"); do
+		new_cgroup "$FI/probe$nth" || break
+		out=$(cgtool write -F "$nth" "$FI/probe$nth/rdma.max" "rxe0 hca_object=5")
+		results="$results, $out"
+		case "$out" in
+		*injected=1) points=$((points + 1)) ;;
+		*) break ;;
+		esac
+	done
+	echo "# rdma.max write for rxe0 in a fresh cgroup, fail-nth 1..$nth: ${results#, }"
+	find "$FI" -mindepth 1 -depth -type d -exec rmdir {} \;
+	[ "$points" -ge 2 ] || xa_why="rxe0's pool needs no xarray node (its device id is 0?)"
+fi
+if [ -n "$xa_why" ]; then
+	skip "xa_store node allocation fails: rdma.max write for rxe0 gets ENOMEM, file unchanged" "$xa_why"
+	skip "xa_store node allocation fails: rxe0 context gets ENOMEM, rdma.current unchanged" "$xa_why"
+else
+	# shellcheck disable=SC2086
+	set -- $kr
+	TIMES=50
+	fs_set reject-start "0x$1" && fs_set reject-end "0x$2" &&
+		fs_set task-filter Y && fs_set times $TIMES && fs_set probability 100
+	echo "# failing every allocation from rdma.c except through __kmalloc_cache_noprof [0x$1, 0x$2)"
+
+	new_cgroup "$FI/xa"
+	before=$(cat "$FI/xa/rdma.max")
+	out=$(cgtool write -X "$FI/xa/rdma.max" "rxe0 hca_handle=3 hca_object=5")
+	after=$(cat "$FI/xa/rdma.max")
+	inj=$((TIMES - $(cat "$FS/times")))
+	fs_set times $TIMES
+	injected_total=$((injected_total + inj))
+	if [ "$out" = "write ENOMEM" ] && [ "$after" = "$before" ] && [ "$inj" -ge 1 ]; then
+		pass "xa_store node allocation fails ($inj faults): rdma.max write for rxe0 gets ENOMEM, file unchanged"
+	else
+		fail "xa_store node allocation fails ($inj faults): rdma.max write for rxe0 gets ENOMEM, file unchanged"
+		echo "result \"$out\"; rdma.max before: $before; after: $after" | diag
+	fi
+
+	new_cgroup "$FI/xb" && enable_rdma "$FI/xb" && new_cgroup "$FI/xb/leaf"
+	verbs_worker -d rxe0 -g "$FI/xb/leaf" hold -c 1 -p 1 -X -f ctx >"$TMP/out" 2>&1
+	out=$(grep '^hold:' "$TMP/out")
+	inj=$((TIMES - $(cat "$FS/times")))
+	injected_total=$((injected_total + inj))
+	case "$out" in
+	*" ctx_ok=0 ctx_err=ENOMEM "*)
+		if check_current rxe0 && check_current "$DEV" && [ "$inj" -ge 1 ]; then
+			pass "xa_store node allocation fails ($inj faults): rxe0 context gets ENOMEM, rdma.current unchanged"
+		else
+			fail "xa_store node allocation fails ($inj faults): rxe0 context gets ENOMEM, rdma.current unchanged"
+		fi ;;
+	*)
+		fail "xa_store node allocation fails ($inj faults): rxe0 context gets ENOMEM, rdma.current unchanged"
+		diag <"$TMP/out" ;;
+	esac
+	fs_set probability 0
+	fs_set task-filter N
+	fs_set times -1
+	set_reject_default
+fi
+
+# 7: injection off: limits, contexts and objects work in fresh cgroups.
+restore_failslab
+ok7=1
+new_cgroup "$FI/after" && enable_rdma "$FI/after" && new_cgroup "$FI/after/leaf" || ok7=0
+out=$(cgtool write "$FI/after/rdma.max" "$DEV hca_handle=2 hca_object=4")
+[ "$out" = ok ] || { echo "# rdma.max write: $out"; ok7=0; }
+touch "$TMP/hold"
+verbs_worker -d "$DEV" -g "$FI/after/leaf" hold -c 3 -p 2 -q 2 -m 1 \
+	-w "$TMP/hold" -T 60 >"$TMP/out" 2>&1 &
+if wait_hold "$TMP/out"; then
+	out=$(grep '^hold:' "$TMP/out")
+	echo "# $out"
+	case "$out" in
+	*" ctx_ok=2 ctx_err=EAGAIN pd_ok=2 pd_err=none cq_ok=2 cq_err=none mr_ok=0 mr_err=EAGAIN "*) ;;
+	*) ok7=0 ;;
+	esac
+	check_current "$DEV" "after:2:4" "after/leaf:2:4" ".:2:4" || ok7=0
+	if [ -d /sys/class/infiniband/rxe0 ]; then
+		check_current rxe0 || ok7=0
+	fi
+else
+	ok7=0
+	diag <"$TMP/out"
+fi
+rm -f "$TMP/hold"
+wait
+if [ "$ok7" = 1 ]; then
+	pass "injection off: limit written, 2 contexts and 4 objects charged up to the limit, then EAGAIN"
+else
+	fail "injection off: limit written, 2 contexts and 4 objects charged up to the limit, then EAGAIN"
+fi
+
+# 8: nothing is charged any more.
+if check_current "$DEV" && { [ ! -d /sys/class/infiniband/rxe0 ] || check_current rxe0; }; then
+	pass "every rdma.current under $FI is 0 once the workers are gone"
+else
+	fail "every rdma.current under $FI is 0 once the workers are gone"
+fi
+[ "$rxe_added" = 1 ] && rdma link del rxe0 && rxe_added=0
+
+# 9: kmemleak
+if [ "$have_kmemleak" != 1 ]; then
+	skip "kmemleak: no new unreferenced objects" "$KML not available"
+else
+	find "$FI" -mindepth 1 -depth -type d -exec rmdir {} \;
+	sleep "$MIN_AGE"
+	echo scan >"$KML"
+	sleep 1
+	echo scan >"$KML"
+	awk -v base="$TMP/kml.before" '
+		BEGIN { while ((getline a < base) > 0) old[a] = 1 }
+		/^unreferenced object / { show = !($3 in old) }
+		show' "$KML" >"$TMP/kml.new"
+	count=$(grep -c '^unreferenced object ' "$TMP/kml.new")
+	if [ "$count" = 0 ]; then
+		pass "kmemleak: no new unreferenced objects"
+	else
+		fail "kmemleak: no new unreferenced objects"
+		echo "kmemleak: $count new unreferenced objects, the first ones:" | diag
+		head -n 60 "$TMP/kml.new" | diag
+	fi
+fi
+
+# 10: the kernel log since the start of this test has no splat (the
+# injected faults print "FAULT_INJECTION: forcing a failure").
+dmesg | sed -n '/60-failslab: start/,$p' >"$TMP/dmesg"
+if grep -E 'WARNING:|BUG:|Oops|KASAN|UBSAN|unreferenced object|general protection|possible (recursive|circular) locking|inconsistent lock state|suspicious RCU usage|list_(add|del) corruption|blocked for more than' "$TMP/dmesg" >"$TMP/splat"; then
+	fail "kernel log: no splat"
+	head -n 40 "$TMP/splat" | diag
+else
+	pass "kernel log: no splat ($(grep -c 'FAULT_INJECTION: forcing a failure' "$TMP/dmesg") injected-fault notices)"
+fi
+
+echo "# figures: $injected_total faults injected in rdma.c allocations"
+exit "$failed"
