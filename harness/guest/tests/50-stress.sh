@@ -207,10 +207,10 @@ reader_loop() {
 # device (a new device has no limits): tight enough for refusals at every
 # level.
 base_limits() {
-	echo "$DEV hca_handle=5 hca_object=16" >"$S/rdma.max" &&
-	echo "$DEV hca_handle=2" >"$S/a/rdma.max" &&
-	echo "$DEV hca_object=4" >"$S/a/y/rdma.max" &&
-	echo "$DEV hca_object=3" >"$S/b/x/rdma.max"
+	echo "$DEV hca_handle=6 hca_object=20" >"$S/rdma.max" &&
+	echo "$DEV hca_handle=3" >"$S/a/rdma.max" &&
+	echo "$DEV hca_object=6" >"$S/a/y/rdma.max" &&
+	echo "$DEV hca_object=4" >"$S/b/x/rdma.max"
 }
 
 device_loop() {
