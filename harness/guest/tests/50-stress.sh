@@ -94,9 +94,9 @@ limits_loop() {
 		i=$((i + 1))
 		pick $cgs
 		cg=$R
-		pick max 0 1 2 3 4 8
+		pick max max 0 1 2 3 4 8
 		h=$R
-		pick max 0 1 2 5 10 30
+		pick max max 0 1 2 5 10 30
 		o=$R
 		case $((RANDOM % 3)) in
 		0) txt="$DEV hca_handle=$h" ;;
@@ -251,17 +251,19 @@ check_all_current() {
 		cc_rel=${cc_d#"$S"}
 		cc_rel=${cc_rel#/}
 		[ -n "$cc_rel" ] || cc_rel=.
-		cc_want="0 0"
+		cc_want="hca_handle=0 hca_object=0"
 		for cc_spec in "$@"; do
 			case "$cc_spec" in
 			"$cc_rel":*)
 				cc_want=${cc_spec#"$cc_rel":}
-				cc_want="${cc_want%:*} ${cc_want#*:}" ;;
+				cc_want="hca_handle=${cc_want%:*} hca_object=${cc_want#*:}" ;;
 			esac
 		done
-		cc_line=$(grep "^$cc_dev " "$cc_d/rdma.current")
-		cc_got=$(echo "$cc_line" | sed -n 's/^[^ ]* hca_handle=\([0-9]*\) hca_object=\([0-9]*\)$/\1 \2/p')
-		if [ "$cc_got" != "$cc_want" ]; then
+		cc_line=
+		while read -r cc_l; do
+			case "$cc_l" in "$cc_dev "*) cc_line=$cc_l ;; esac
+		done <"$cc_d/rdma.current"
+		if [ "$cc_line" != "$cc_dev $cc_want" ]; then
 			echo "# $cc_rel/rdma.current: \"$cc_line\", want $cc_dev $cc_want"
 			cc_bad=1
 		fi
@@ -418,7 +420,7 @@ for spec in "$@"; do
 done
 for f in a/x a/y b/x b/y; do
 	t="$TMP/hold.${f%/*}${f#*/}"
-	for _ in $(seq 600); do grep -q '^hold:' "$t" 2>/dev/null && break; sleep 0.1; done
+	for _ in $(seq 600); do grep -q '^hold:' "$t" 2>/dev/null && break; nap 0.1; done
 	grep '^hold:' "$t" | sed "s|^|# $f: |"
 	grep -q ' ctx_err=none pd_ok=.* pd_err=none .* cq_err=none .* mr_err=none ' "$t" || ok6=0
 done

@@ -76,30 +76,42 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$TMP"
+mkfifo "$TMP/fifo"
 
 # Address range [start, end) of the text symbols whose names start with
 # rdmacg_ or __rdmacg_ (all of kernel/cgroup/rdma.c's functions, KUnit
 # ones included), extended to the symbol after the last one; the symbols in
 # between (static copies of inline helpers emitted in rdma.o) are listed.
+# Addresses are compared as strings of 16 hex digits (awk's numbers are
+# doubles), and nothing is sorted (that costs much under TCG).
 # Output: "START END" in hex, symbols in $TMP/range.syms.
 rdma_text_range() {
-	awk '$2 ~ /^[tT]$/ && NF == 3 { print $1, $3 }' /proc/kallsyms |
-		sort >"$TMP/text"
-	awk -v out="$TMP/range.syms" '
-		{ addr[NR] = $1; name[NR] = $2 }
-		$2 ~ /^(__)?rdmacg_/ { if (!first) first = NR; last = NR }
-		END {
-			if (!first || last == NR) exit 1
-			for (i = first; i <= last; i++) print addr[i], name[i] > out
-			print addr[first], addr[last + 1]
-		}' "$TMP/text"
+	awk '$2 ~ /^[tT]$/ && NF == 3 && length($1) == 16 { print $1, $3 }' \
+		/proc/kallsyms >"$TMP/text"
+	set -- $(awk '$2 ~ /^(__)?rdmacg_/ {
+			if (lo == "" || $1 < lo) lo = $1
+			if ($1 > hi) hi = $1
+		}
+		END { print lo, hi }' "$TMP/text")
+	[ -n "$2" ] || return 1
+	set -- "$1" "$(awk -v hi="$2" '$1 > hi && (end == "" || $1 < end) { end = $1 }
+		END { print end }' "$TMP/text")"
+	[ -n "$2" ] || return 1
+	awk -v lo="$1" -v end="$2" '$1 >= lo && $1 < end' "$TMP/text" >"$TMP/range.syms"
+	echo "$1 $2"
 }
 
 # Address range of one function: its symbol to the next one.
 func_range() {
 	awk -v f="$1" '
-		found { print start, $1; exit }
-		$2 == f { start = $1; found = 1 }' "$TMP/text"
+		$2 == f && start == "" { start = $1 }
+		{ a[NR] = $1 }
+		END {
+			if (start == "") exit 1
+			for (i = 1; i <= NR; i++)
+				if (a[i] > start && (end == "" || a[i] < end)) end = a[i]
+			print start, end
+		}' "$TMP/text"
 }
 
 # kmemleak records every slab object in an object of its own, allocated
@@ -128,17 +140,19 @@ check_current() {
 		cc_rel=${cc_rel#"$FI"}
 		cc_rel=${cc_rel#/}
 		[ -n "$cc_rel" ] || cc_rel=.
-		cc_want="0 0"
+		cc_want="hca_handle=0 hca_object=0"
 		for cc_spec in "$@"; do
 			case "$cc_spec" in
 			"$cc_rel":*)
 				cc_want=${cc_spec#"$cc_rel":}
-				cc_want="${cc_want%:*} ${cc_want#*:}" ;;
+				cc_want="hca_handle=${cc_want%:*} hca_object=${cc_want#*:}" ;;
 			esac
 		done
-		cc_line=$(grep "^$cc_dev " "$cc_f")
-		cc_got=$(echo "$cc_line" | sed -n 's/^[^ ]* hca_handle=\([0-9]*\) hca_object=\([0-9]*\)$/\1 \2/p')
-		if [ "$cc_got" != "$cc_want" ]; then
+		cc_line=
+		while read -r cc_l; do
+			case "$cc_l" in "$cc_dev "*) cc_line=$cc_l ;; esac
+		done <"$cc_f"
+		if [ "$cc_line" != "$cc_dev $cc_want" ]; then
 			echo "# $cc_rel/rdma.current: \"$cc_line\", want $cc_dev $cc_want"
 			cc_bad=1
 		fi
@@ -146,11 +160,16 @@ check_current() {
 	return $cc_bad
 }
 
+# nap SECONDS: sleep without a fork.
+nap() { read -t "$1" _ <>"$TMP/fifo"; }
+
 # wait_hold FILE: wait (at most 60 s) for the "hold:" line of a worker.
 wait_hold() {
 	for _ in $(seq 600); do
-		grep -q '^hold:' "$1" 2>/dev/null && return 0
-		sleep 0.1
+		while read -r wh_l; do
+			case "$wh_l" in hold:*) return 0 ;; esac
+		done 2>/dev/null <"$1"
+		nap 0.1
 	done
 	return 1
 }
