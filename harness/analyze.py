@@ -21,7 +21,7 @@ SPLAT = re.compile(
     r"suspicious RCU usage|list_(add|del) corruption|INFO: task .* blocked")
 # fault injection prints a stack trace on purpose
 EXPECTED_TRACE = re.compile(r"FAULT_INJECTION: forcing a failure")
-MARK = re.compile(r"### harness: (begin|end|done)\s*(\S*)(?:\s+rc=(\d+))?")
+MARK = re.compile(r"### harness: (begin|end|done)\s*(\S*)(?:\s+rc=(\d+))?(?:\s+time=(\d+)s)?")
 TAP = re.compile(r"^(not ok|ok)\b\s*\d*\s*(.*)$")
 
 
@@ -89,7 +89,8 @@ def tap(results):
                     print("guest: FAIL: %s exited %d without a failing TAP line" % (name, rc))
                     failed += 1
                 else:
-                    print("guest: %s: %d results, exit %d" % (name, seen, rc))
+                    print("guest: %s: %d results, exit %d%s"
+                          % (name, seen, rc, ", %ss" % m.group(4) if m.group(4) else ""))
                 name = None
             elif kind == "done":
                 done = True
@@ -126,7 +127,7 @@ def splats(console, results):
         if m:
             section = m.group(2) if m.group(1) == "begin" else None
         elif section == "kmemleak" and "unreferenced object" in l:
-            found.append((i + 1, "kmemleak: " + l))
+            found.append(("results", i + 1, "kmemleak: " + l))
         elif section and l.strip():
             own.add(l.strip())
     quiet_until = -1
@@ -138,7 +139,7 @@ def splats(console, results):
         if SPLAT.search(l):
             if "Call Trace:" in l and i <= quiet_until:
                 continue
-            found.append((i + 1, l))
+            found.append(("console", i + 1, l))
     return found
 
 
@@ -159,8 +160,8 @@ def main():
     gp, gf, gs = tap(results)
     print("guest: %d passed, %d failed, %d skipped" % (gp, gf, gs))
     found = splats(console, results)
-    for n, l in found[:40]:
-        print("splat: %s:%d: %s" % (a.console, n, l))
+    for which, n, l in found[:40]:
+        print("splat: %s:%d: %s" % (a.console if which == "console" else a.results, n, l))
     sp, sf = (0, 1) if found else (1, 0)
     print("splats: %s" % ("%d suspicious lines" % len(found) if found else "none"))
     print("COUNTS %d %d %d" % (kp + gp + sp, kf + gf + sf, ks + gs))
