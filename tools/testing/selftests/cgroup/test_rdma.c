@@ -54,7 +54,7 @@
 #define UNLIMITED	-1L	/* "max" in rdma.max */
 #define MAX_CTX		16
 #define MAX_OBJ		64
-#define WAIT_MS		5000	/* upper bound for anything asynchronous */
+#define WAIT_MS		10000	/* upper bound for anything asynchronous */
 
 static const char * const rdma_files[] = {
 	"rdma.max", "rdma.current", "rdma.peak", "rdma.events", "rdma.events.local",
