@@ -24,7 +24,7 @@ timeout_s=${BOOT_TIMEOUT:-900}
 test_timeout=${TEST_TIMEOUT:-300}
 
 append="console=ttyS0 panic=-1 oops=panic hmode=$mode htimeout=$test_timeout ${BOOT_APPEND:-}"
-qemu=(qemu-system-x86_64 -accel "${ACCEL:-tcg}" -m 2G -smp 2 -no-reboot -nic none
+qemu=(qemu-system-x86_64 -accel "${ACCEL:-tcg}" -m 1G -smp 2 -no-reboot -nic none
 	-kernel "$kernel" -initrd "$initrd")
 
 case "$mode" in

@@ -44,6 +44,8 @@ check lint-checkpatch "10s" bash "$HARNESS/lint.sh" checkpatch
 check lint-sparse "20s; 3 min the first time" bash "$HARNESS/lint.sh" sparse
 check lint-kerneldoc "2s" bash "$HARNESS/lint.sh" kerneldoc
 check lint-originality "2s" bash "$HARNESS/lint.sh" originality
+check lint-docs "3s" bash "$HARNESS/lint.sh" docs
+check fuzz-parser "40s" bash "$HARNESS/fuzz/run.sh" 30
 
 must build-debug "1-2 min; 15 min the first time" bash "$HARNESS/kernel.sh" debug build
 must initramfs-debug "20s" bash "$HARNESS/initramfs.sh" debug

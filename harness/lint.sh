@@ -7,6 +7,7 @@
 #                                warnings in our files fail, others are ignored
 #   harness/lint.sh kerneldoc    scripts/kernel-doc -Wall -none on our .c/.h
 #   harness/lint.sh originality  ../shared/tools/originality
+#   harness/lint.sh docs         docutils on the .rst files we own or change
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 take_lock
@@ -80,10 +81,18 @@ originality_check() {
 	(cd "$REPO" && python3 "$tool" --upstream "$PRISTINE")
 }
 
+# The documentation we own or change, as it stands in build/src.
+docs_check() {
+	(cd "$SRC" && python3 "$HARNESS/rstcheck.py" \
+		Documentation/admin-guide/cgroup-v1/rdma.rst \
+		Documentation/admin-guide/cgroup-v2.rst)
+}
+
 case "${1:-}" in
 checkpatch) bash "$HARNESS/patch.sh" ;;
 sparse) sparse_check ;;
 kerneldoc) kerneldoc_check ;;
 originality) originality_check ;;
-*) die "usage: lint.sh checkpatch|sparse|kerneldoc|originality" ;;
+docs) docs_check ;;
+*) die "usage: lint.sh checkpatch|sparse|kerneldoc|originality|docs" ;;
 esac

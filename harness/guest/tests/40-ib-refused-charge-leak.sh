@@ -13,11 +13,11 @@
 # ioctl left a task_struct reference behind, which kmemleak reports as an
 # unreferenced task_struct once the process is gone.
 #
-# Environment: DEV (default siw0), REFUSE_ITERATIONS (default 300),
+# Environment: DEV (default siw0), REFUSE_ITERATIONS (default 150),
 # REFUSE_STEPS (default orepc: every refusal, see refuse_loop -s).
 
 DEV=${DEV:-siw0}
-ITER=${REFUSE_ITERATIONS:-300}
+ITER=${REFUSE_ITERATIONS:-150}
 STEPS=${REFUSE_STEPS:-orepc}
 CGROOT=/sys/fs/cgroup
 CG=$CGROOT/ib-refused-charge-leak
