@@ -1,0 +1,182 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the benchmark kernels and their guest:
+#   harness/bench/build.sh KERNEL...     KERNEL: ours, upstream, nocg, initramfs
+#
+# Source trees, hardlinked copies of build/pristine (never modified):
+#   build/bench/k/ours/src      made by harness/tree.sh (BUILD=build/bench/k/ours):
+#                               our files and hunks, exactly as for make check,
+#                               plus the benchmark
+#   build/bench/k/upstream/src  pristine 6.12 plus the benchmark only
+# The benchmark is harness/bench/rdmacg_bench.c, copied to
+# kernel/cgroup/rdmacg_bench.c with "obj-$(CONFIG_CGROUP_RDMA) += rdmacg_bench.o"
+# appended to kernel/cgroup/Makefile (both replaced, never written through a
+# hardlink).
+#
+# Kernels, one object folder each, all with tinyconfig + release.config +
+# bench.config (ours and upstream must come out identical, this is checked):
+#   build/bench/k/ours/obj-release
+#   build/bench/k/upstream/obj-release
+#   build/bench/k/nocg/obj-release      ours/src, + nocg.config (CGROUP_RDMA=n)
+#
+# Guest: the harness's initramfs (harness/initramfs.sh, built from the ours
+# tree) followed by a second archive with /bench/init and the helpers:
+#   build/bench/k/initramfs.cpio.gz
+#
+# Build steps hold build/.lock (take_lock); run from harness/bench/run.sh.
+set -euo pipefail
+. "$(dirname "$0")/../lib.sh"
+take_lock
+
+BENCHDIR=$HARNESS/bench
+K=$BUILD/bench/k
+mkdir -p "$K"
+# ours and upstream objects see their sources at the same relative path
+# (../src), so with this base folder ccache can share what is identical.
+export CCACHE_BASEDIR=$K
+MAKE=(make ARCH=x86_64 "CC=ccache gcc" "HOSTCC=ccache gcc")
+BENCH_LINE='obj-$(CONFIG_CGROUP_RDMA) += rdmacg_bench.o'
+
+# put NEW at DEST if the content differs (unlink first: DEST may be a
+# hardlink into the pristine tree).
+put() {
+	local new=$1 dest=$2
+	if [ -f "$dest" ] && cmp -s "$new" "$dest"; then
+		return 0
+	fi
+	rm -f "$dest"
+	cp "$new" "$dest"
+	say "bench: updated $dest"
+}
+
+add_bench() {
+	local src=$1 mk=$1/kernel/cgroup/Makefile tmp
+	put "$BENCHDIR/rdmacg_bench.c" "$src/kernel/cgroup/rdmacg_bench.c"
+	if ! grep -qxF "$BENCH_LINE" "$mk"; then
+		tmp=$(mktemp)
+		cat "$mk" >"$tmp"
+		printf '%s\n' "$BENCH_LINE" >>"$tmp"
+		put "$tmp" "$mk"
+		rm -f "$tmp"
+	fi
+}
+
+tree_ours() {
+	mkdir -p "$K/ours"
+	[ -L "$K/ours/pristine" ] || ln -sfn "$BUILD/pristine" "$K/ours/pristine"
+	# Same overlay logic as make check; its lock is already ours.
+	BUILD=$K/ours bash "$HARNESS/tree.sh"
+	add_bench "$K/ours/src"
+}
+
+tree_upstream() {
+	local src=$K/upstream/src stamp
+	stamp=$(cat "$BUILD/pristine/.stamp")
+	if [ ! -f "$src/.bench-src" ] || [ "$(cat "$src/.bench-src")" != "$stamp" ]; then
+		say "bench: creating $src as a hardlinked copy of pristine"
+		rm -rf "$src" "$src.tmp"
+		mkdir -p "$K/upstream"
+		cp -al "$PRISTINE" "$src.tmp"
+		echo "$stamp" >"$src.tmp/.bench-src"
+		mv "$src.tmp" "$src"
+	fi
+	add_bench "$src"
+}
+
+# configure SRC OBJ FRAGMENT...: tinyconfig + fragments, checked as
+# harness/kernel.sh does; OBJ/.config only replaced when it changed.
+configure() {
+	local src=$1 obj=$2
+	shift 2
+	local cfg=$obj.cfg line sym val bad=0 f
+	mkdir -p "$cfg" "$obj"
+	"${MAKE[@]}" -C "$src" O="$cfg" tinyconfig >/dev/null
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$cfg" "$cfg/.config" "$@" >/dev/null
+	"${MAKE[@]}" -C "$src" O="$cfg" olddefconfig >/dev/null
+	declare -A want=()
+	for f in "$@"; do
+		while IFS= read -r line; do
+			if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
+				want[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+			elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
+				want[${BASH_REMATCH[1]}]=n
+			fi
+		done <"$f"
+	done
+	for sym in "${!want[@]}"; do
+		val=${want[$sym]}
+		if [ "$val" = n ]; then
+			grep -q "^$sym=" "$cfg/.config" || continue
+		else
+			grep -qxF "$sym=$val" "$cfg/.config" && continue
+		fi
+		say "bench: config $obj: $sym=$val requested, got: $(grep -E "^(# )?$sym[= ]" "$cfg/.config" || echo nothing)"
+		bad=1
+	done
+	[ $bad -eq 0 ] || die "bench: $obj: requested options were dropped"
+	if [ -f "$obj/.config" ] && cmp -s "$cfg/.config" "$obj/.config"; then
+		say "bench: $obj/.config unchanged"
+	else
+		cp "$cfg/.config" "$obj/.config"
+		say "bench: $obj/.config updated"
+	fi
+}
+
+FRAGS=("$HARNESS/config/release.config" "$BENCHDIR/bench.config")
+
+build_kernel() {
+	local name=$1 src obj frags=("${FRAGS[@]}")
+	case "$name" in
+	ours) tree_ours; src=$K/ours/src ;;
+	upstream) tree_upstream; src=$K/upstream/src ;;
+	nocg)
+		[ -f "$K/ours/src/.harness-src" ] || tree_ours
+		src=$K/ours/src
+		frags+=("$BENCHDIR/nocg.config")
+		;;
+	esac
+	obj=$K/$name/obj-release
+	configure "$src" "$obj" "${frags[@]}"
+	if [ "$name" = upstream ] && [ -f "$K/ours/obj-release/.config" ]; then
+		# Same configuration for both, or the comparison means nothing.
+		if ! diff -u <(grep -v '^#' "$K/ours/obj-release/.config" | sort) \
+			<(grep -v '^#' "$obj/.config" | sort); then
+			die "bench: ours and upstream configurations differ (see above)"
+		fi
+	fi
+	"${MAKE[@]}" -C "$src" O="$obj" -j"$JOBS" bzImage
+	if [ "$name" != nocg ] && ! grep -q rdmacg_bench_init "$obj/System.map"; then
+		die "bench: $name kernel has no rdmacg_bench"
+	fi
+	say "bench: $obj/arch/x86/boot/bzImage"
+}
+
+build_initramfs() {
+	local base=$K/ours/initramfs-release.cpio.gz root=$K/overlay.d lib
+	[ -f "$K/ours/obj-release/.config" ] || die "bench: build the ours kernel first"
+	BUILD=$K/ours bash "$HARNESS/initramfs.sh" release
+	rm -rf "$root"
+	mkdir -p "$root/bench" "$root/bin"
+	install -m 755 "$BENCHDIR/guest/init" "$root/bench/init"
+	gcc -O2 -Wall -Werror -static -o "$root/bin/rcgbench" "$BENCHDIR/guest/rcgbench.c"
+	gcc -O2 -Wall -Werror -o "$root/bin/rcgbench_pd" "$BENCHDIR/guest/rcgbench_pd.c" -libverbs
+	# rcgbench_pd uses the libraries the harness's guest has for the verbs tools.
+	for lib in $(ldd "$root/bin/rcgbench_pd" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p'); do
+		[ -e "$K/ours/initramfs-release.d$lib" ] || die "bench: the guest lacks $lib"
+	done
+	(cd "$root" && find . -print0 | LC_ALL=C sort -z |
+		cpio --null -o -H newc -R 0:0 --quiet) | gzip -6 >"$K/overlay.cpio.gz"
+	cat "$base" "$K/overlay.cpio.gz" >"$K/initramfs.cpio.gz.tmp"
+	mv "$K/initramfs.cpio.gz.tmp" "$K/initramfs.cpio.gz"
+	say "bench: $K/initramfs.cpio.gz ($(du -h "$K/initramfs.cpio.gz" | cut -f1))"
+}
+
+[ $# -gt 0 ] || die "usage: build.sh ours|upstream|nocg|initramfs..."
+[ -f "$BUILD/pristine/.stamp" ] || die "no pristine tree: run harness/tree.sh first"
+for what in "$@"; do
+	case "$what" in
+	ours | upstream | nocg) build_kernel "$what" ;;
+	initramfs) build_initramfs ;;
+	*) die "unknown target $what" ;;
+	esac
+done

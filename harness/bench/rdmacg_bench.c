@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmacg_bench: micro-benchmark of the RDMA cgroup controller.
+ *
+ * Uses only the interface that upstream's controller and ours share
+ * (rdmacg_register_device(), rdmacg_unregister_device(), rdmacg_try_charge(),
+ * rdmacg_uncharge(), and struct rdmacg_device with only .name set), so the
+ * same file is built into both kernels. The harness copies it to
+ * kernel/cgroup/rdmacg_bench.c of the benchmark trees only; it is not part
+ * of the patch series.
+ *
+ * debugfs interface, /sys/kernel/debug/rdmacg_bench/:
+ *
+ *   devices  write K: unregister the bench devices, register K new ones
+ *            (rcgb0 .. rcgbK-1); read: K.
+ *   run      write a command, then read its result from the same open file.
+ *            The charges go to the cgroup of the writing task.
+ *            Command: space-separated KEY=VALUE, all optional:
+ *              iters=N        pairs to time (default 100000)
+ *              duration_ms=D  instead of iters, run for D ms
+ *              res=object|handle   resource charged (default object)
+ *              pin=none|one|all    before timing, hold one hca_handle charge
+ *                             on the last device (one, the default) or on
+ *                             every device in registration order (all), so
+ *                             that the pools exist and, with upstream's
+ *                             controller, are not freed when the timed
+ *                             charge is returned
+ *              sync=W         start only when W writers have arrived
+ *              warmup=N       untimed pairs before timing (default 1000;
+ *                             0 for a cold first charge)
+ *              mode=pairs|pools
+ *            mode=pairs times try_charge + uncharge of res on the last
+ *            registered device and reports
+ *              "ok pairs=N ns=T ps_per_pair=P pairs_per_s=R start=T0 end=T1 cpu=C"
+ *            mode=pools charges hca_handle once on every device, held, and
+ *            reports the slab memory that took:
+ *              "ok charges=K slab_bytes=B"
+ *            Errors: "err=ERRNO at=WHERE".
+ *   slab     read: bytes of slab memory in use (reclaimable + not), with
+ *            the per-CPU deltas of the vmstat counters folded in.
+ */
+
+#include <linux/atomic.h>
+#include <linux/cgroup_rdma.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/init.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/rwsem.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#define BENCH_MAX_DEVICES	8192
+#define BENCH_RESULT_LEN	256
+#define BENCH_CMD_LEN		256
+#define BENCH_CHECK_EVERY	256
+#define BENCH_SYNC_TIMEOUT_S	20
+
+struct bench_dev {
+	struct rdmacg_device	dev;
+	char			name[16];
+};
+
+/* The registered bench devices; runs hold it for read. */
+static DECLARE_RWSEM(bench_devs_sem);
+static struct bench_dev *bench_devs;
+static unsigned int bench_ndevs;
+
+/* Start barrier of concurrent runs (sync=W). */
+static atomic_t bench_bar_count = ATOMIC_INIT(0);
+static atomic_t bench_bar_gen = ATOMIC_INIT(0);
+
+struct bench_cmd {
+	u64	iters;
+	u64	duration_ms;
+	u64	warmup;
+	u32	sync;
+	enum rdmacg_resource_type res;
+	enum { PIN_NONE, PIN_ONE, PIN_ALL } pin;
+	enum { MODE_PAIRS, MODE_POOLS } mode;
+};
+
+static void bench_devs_release(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < bench_ndevs; i++)
+		rdmacg_unregister_device(&bench_devs[i].dev);
+	kfree(bench_devs);
+	bench_devs = NULL;
+	bench_ndevs = 0;
+}
+
+static int bench_devs_set(unsigned int k)
+{
+	unsigned int i;
+	int ret = 0;
+
+	if (k > BENCH_MAX_DEVICES)
+		return -E2BIG;
+	down_write(&bench_devs_sem);
+	bench_devs_release();
+	atomic_set(&bench_bar_count, 0);
+	if (k) {
+		/* Zeroed: we own .name only, the controller the rest. */
+		bench_devs = kcalloc(k, sizeof(*bench_devs), GFP_KERNEL);
+		if (!bench_devs) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < k; i++) {
+			snprintf(bench_devs[i].name, sizeof(bench_devs[i].name),
+				 "rcgb%u", i);
+			bench_devs[i].dev.name = bench_devs[i].name;
+			rdmacg_register_device(&bench_devs[i].dev);
+		}
+		bench_ndevs = k;
+	}
+out:
+	up_write(&bench_devs_sem);
+	return ret;
+}
+
+/* Slab pages in use, exact: global counters plus every CPU's pending delta. */
+static long bench_slab_bytes(void)
+{
+	static const enum node_stat_item items[] = {
+		NR_SLAB_RECLAIMABLE_B, NR_SLAB_UNRECLAIMABLE_B,
+	};
+	struct pglist_data *pgdat;
+	long pages = 0;
+	int i, cpu;
+
+	for (i = 0; i < ARRAY_SIZE(items); i++)
+		pages += global_node_page_state_pages(items[i]);
+#ifdef CONFIG_SMP
+	for_each_online_pgdat(pgdat)
+		for_each_online_cpu(cpu)
+			for (i = 0; i < ARRAY_SIZE(items); i++)
+				pages += per_cpu_ptr(pgdat->per_cpu_nodestats,
+						     cpu)->vm_node_stat_diff[items[i]];
+#endif
+	return pages << PAGE_SHIFT;
+}
+
+/* Wait until @w writers have arrived. */
+static int bench_barrier(u32 w)
+{
+	int gen = atomic_read(&bench_bar_gen);
+	unsigned long deadline = jiffies + BENCH_SYNC_TIMEOUT_S * HZ;
+
+	if (w <= 1)
+		return 0;
+	if (atomic_inc_return(&bench_bar_count) == w) {
+		atomic_set(&bench_bar_count, 0);
+		atomic_inc(&bench_bar_gen);
+		return 0;
+	}
+	while (atomic_read(&bench_bar_gen) == gen) {
+		if (time_after(jiffies, deadline))
+			return -ETIMEDOUT;
+		cpu_relax();
+		cond_resched();
+	}
+	return 0;
+}
+
+static int bench_parse(char *buf, struct bench_cmd *cmd)
+{
+	char *tok, *val;
+	int ret;
+
+	*cmd = (struct bench_cmd) {
+		.iters = 100000,
+		.warmup = 1000,
+		.res = RDMACG_RESOURCE_HCA_OBJECT,
+		.pin = PIN_ONE,
+		.mode = MODE_PAIRS,
+	};
+	while ((tok = strsep(&buf, " \t\n"))) {
+		if (!*tok)
+			continue;
+		val = strchr(tok, '=');
+		if (!val)
+			return -EINVAL;
+		*val++ = '\0';
+		if (!strcmp(tok, "iters")) {
+			ret = kstrtou64(val, 0, &cmd->iters);
+		} else if (!strcmp(tok, "duration_ms")) {
+			ret = kstrtou64(val, 0, &cmd->duration_ms);
+		} else if (!strcmp(tok, "warmup")) {
+			ret = kstrtou64(val, 0, &cmd->warmup);
+		} else if (!strcmp(tok, "sync")) {
+			ret = kstrtou32(val, 0, &cmd->sync);
+		} else if (!strcmp(tok, "res")) {
+			ret = 0;
+			if (!strcmp(val, "object"))
+				cmd->res = RDMACG_RESOURCE_HCA_OBJECT;
+			else if (!strcmp(val, "handle"))
+				cmd->res = RDMACG_RESOURCE_HCA_HANDLE;
+			else
+				ret = -EINVAL;
+		} else if (!strcmp(tok, "pin")) {
+			ret = 0;
+			if (!strcmp(val, "none"))
+				cmd->pin = PIN_NONE;
+			else if (!strcmp(val, "one"))
+				cmd->pin = PIN_ONE;
+			else if (!strcmp(val, "all"))
+				cmd->pin = PIN_ALL;
+			else
+				ret = -EINVAL;
+		} else if (!strcmp(tok, "mode")) {
+			ret = 0;
+			if (!strcmp(val, "pairs"))
+				cmd->mode = MODE_PAIRS;
+			else if (!strcmp(val, "pools"))
+				cmd->mode = MODE_POOLS;
+			else
+				ret = -EINVAL;
+		} else {
+			ret = -EINVAL;
+		}
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Charge hca_handle once on devices [first, last); returns how many held. */
+static unsigned int bench_hold(struct rdma_cgroup **held, unsigned int first,
+			       unsigned int last, int *err)
+{
+	unsigned int i, n = 0;
+
+	*err = 0;
+	for (i = first; i < last; i++, n++) {
+		*err = rdmacg_try_charge(&held[n], &bench_devs[i].dev,
+					 RDMACG_RESOURCE_HCA_HANDLE);
+		if (*err)
+			break;
+	}
+	return n;
+}
+
+static void bench_release(struct rdma_cgroup **held, unsigned int first,
+			  unsigned int n)
+{
+	while (n--)
+		rdmacg_uncharge(held[n], &bench_devs[first + n].dev,
+				RDMACG_RESOURCE_HCA_HANDLE);
+}
+
+static int bench_loop(struct rdmacg_device *dev,
+		      enum rdmacg_resource_type res, u64 iters, u64 deadline,
+		      u64 *done)
+{
+	struct rdma_cgroup *cg;
+	u64 i;
+	int ret;
+
+	for (i = 0; i < iters; i++) {
+		ret = rdmacg_try_charge(&cg, dev, res);
+		if (ret) {
+			*done = i;
+			return ret;
+		}
+		rdmacg_uncharge(cg, dev, res);
+		if ((i % BENCH_CHECK_EVERY) == BENCH_CHECK_EVERY - 1) {
+			cond_resched();
+			if (deadline && ktime_get_ns() >= deadline) {
+				i++;
+				break;
+			}
+		}
+	}
+	*done = i;
+	return 0;
+}
+
+static void bench_run(const struct bench_cmd *cmd, char *out)
+{
+	struct rdma_cgroup **held = NULL;
+	unsigned int first, nheld = 0;
+	struct rdmacg_device *dev;
+	u64 t0, t1, pairs = 0, ns, iters;
+	long slab0, slab1;
+	const char *at;
+	int ret, cpu;
+
+	down_read(&bench_devs_sem);
+	at = "devices";
+	ret = -ENODEV;
+	if (!bench_ndevs)
+		goto err;
+	dev = &bench_devs[bench_ndevs - 1].dev;
+
+	at = "alloc";
+	ret = -ENOMEM;
+	held = kcalloc(bench_ndevs, sizeof(*held), GFP_KERNEL);
+	if (!held)
+		goto err;
+
+	if (cmd->mode == MODE_POOLS) {
+		at = "charge";
+		slab0 = bench_slab_bytes();
+		nheld = bench_hold(held, 0, bench_ndevs, &ret);
+		slab1 = bench_slab_bytes();
+		bench_release(held, 0, nheld);
+		if (ret)
+			goto err;
+		snprintf(out, BENCH_RESULT_LEN, "ok charges=%u slab_bytes=%ld\n",
+			 nheld, slab1 - slab0);
+		goto out;
+	}
+
+	at = "pin";
+	first = cmd->pin == PIN_ALL ? 0 : bench_ndevs - 1;
+	if (cmd->pin != PIN_NONE) {
+		nheld = bench_hold(held, first, bench_ndevs, &ret);
+		if (ret)
+			goto err;
+	}
+	at = "warmup";
+	ret = bench_loop(dev, cmd->res, cmd->warmup, 0, &pairs);
+	if (ret)
+		goto err;
+	at = "sync";
+	ret = bench_barrier(cmd->sync);
+	if (ret)
+		goto err;
+
+	at = "charge";
+	iters = cmd->duration_ms ? U64_MAX : cmd->iters;
+	cpu = raw_smp_processor_id();
+	t0 = ktime_get_ns();
+	ret = bench_loop(dev, cmd->res, iters,
+			 cmd->duration_ms ? t0 + cmd->duration_ms * NSEC_PER_MSEC : 0,
+			 &pairs);
+	t1 = ktime_get_ns();
+	if (ret)
+		goto err;
+
+	ns = t1 - t0;
+	snprintf(out, BENCH_RESULT_LEN,
+		 "ok pairs=%llu ns=%llu ps_per_pair=%llu pairs_per_s=%llu start=%llu end=%llu cpu=%d\n",
+		 pairs, ns, pairs ? div64_u64(ns * 1000, pairs) : 0,
+		 ns ? div64_u64(pairs * NSEC_PER_SEC, ns) : 0, t0, t1, cpu);
+	goto out;
+err:
+	snprintf(out, BENCH_RESULT_LEN, "err=%d at=%s\n", ret, at);
+out:
+	if (nheld && cmd->mode == MODE_PAIRS)
+		bench_release(held, first, nheld);
+	kfree(held);
+	up_read(&bench_devs_sem);
+}
+
+static int bench_run_open(struct inode *inode, struct file *file)
+{
+	char *out = kzalloc(BENCH_RESULT_LEN, GFP_KERNEL);
+
+	if (!out)
+		return -ENOMEM;
+	strscpy(out, "none\n", BENCH_RESULT_LEN);
+	file->private_data = out;
+	return 0;
+}
+
+static int bench_run_release(struct inode *inode, struct file *file)
+{
+	kfree(file->private_data);
+	return 0;
+}
+
+static ssize_t bench_run_write(struct file *file, const char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	struct bench_cmd cmd;
+	char buf[BENCH_CMD_LEN];
+	int ret;
+
+	if (count >= sizeof(buf))
+		return -E2BIG;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	ret = bench_parse(buf, &cmd);
+	if (ret)
+		return ret;
+	bench_run(&cmd, file->private_data);
+	/* The result is read from its start. */
+	*ppos = 0;
+	return count;
+}
+
+/* The result of the last command written to this open file. */
+static ssize_t bench_run_read(struct file *file, char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	const char *out = file->private_data;
+
+	return simple_read_from_buffer(ubuf, count, ppos, out, strlen(out));
+}
+
+static const struct file_operations bench_run_fops = {
+	.owner		= THIS_MODULE,
+	.open		= bench_run_open,
+	.release	= bench_run_release,
+	.read		= bench_run_read,
+	.write		= bench_run_write,
+};
+
+static ssize_t bench_devices_write(struct file *file, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	unsigned int k;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 0, &k);
+	if (ret)
+		return ret;
+	ret = bench_devs_set(k);
+	return ret ?: count;
+}
+
+static ssize_t bench_devices_read(struct file *file, char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	char buf[16];
+	int len;
+
+	len = scnprintf(buf, sizeof(buf), "%u\n", READ_ONCE(bench_ndevs));
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static const struct file_operations bench_devices_fops = {
+	.owner	= THIS_MODULE,
+	.read	= bench_devices_read,
+	.write	= bench_devices_write,
+};
+
+static ssize_t bench_slab_read(struct file *file, char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	char buf[32];
+	int len;
+
+	len = scnprintf(buf, sizeof(buf), "%ld\n", bench_slab_bytes());
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static const struct file_operations bench_slab_fops = {
+	.owner	= THIS_MODULE,
+	.read	= bench_slab_read,
+};
+
+static int __init rdmacg_bench_init(void)
+{
+	struct dentry *dir = debugfs_create_dir("rdmacg_bench", NULL);
+
+	debugfs_create_file("run", 0600, dir, NULL, &bench_run_fops);
+	debugfs_create_file("devices", 0600, dir, NULL, &bench_devices_fops);
+	debugfs_create_file("slab", 0400, dir, NULL, &bench_slab_fops);
+	return 0;
+}
+late_initcall(rdmacg_bench_init);

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Summarise the benchmark guests' reports (harness/bench/run.sh).
+
+Reads OUT/raw/KERNEL-ROUND.txt ("B CASE PARAM VALUE UNIT" lines), takes for
+every (kernel, case, parameter) the median of each boot's repetitions, then
+the median over boots, and writes OUT/results.json, OUT/results.csv,
+OUT/summary.md and, unless --smoke, OUT/bench.png (gnuplot).
+With --smoke it only checks that every kernel reported sane numbers.
+"""
+
+import argparse
+import csv
+import glob
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+# case -> (title, parameter label, lower is better)
+CASES = {
+    "warm_depth": ("warm pools, charge+uncharge", "depth", True),
+    "devices": ("registered devices, charging the last one (depth 1)", "devices", True),
+    "cold_depth": ("cold pools: first charge+uncharge in a fresh chain of cgroups", "depth", True),
+    "unpinned_depth": ("nothing else charged (upstream frees its pools every pair)", "depth", True),
+    "par_siblings": ("throughput, vCPUs in sibling cgroups below the root", "vCPUs", False),
+    "par_siblings2": ("throughput, vCPUs in sibling cgroups below a shared parent", "vCPUs", False),
+    "par_same": ("throughput, vCPUs in one cgroup", "vCPUs", False),
+    "e2e": ("end to end through siw, depth 2", "", True),
+    "mem_pool": ("memory per (cgroup, device) pool", "", True),
+    "mem_charged_device": ("memory of first charging a device at depth 1", "", True),
+    "mem_cgroup": ("memory per cgroup with rdma enabled (files, css)", "", True),
+}
+
+
+def num_key(p):
+    return (0, float(p)) if re.fullmatch(r"[0-9.]+", p) else (1, p)
+
+
+def load(out):
+    """{kernel: {(case, param): [per-boot medians]}}, units, infos, errors."""
+    data, units, info, errors = {}, {}, {}, []
+    for path in sorted(glob.glob(os.path.join(out, "raw", "*.txt"))):
+        kernel = os.path.basename(path).rsplit("-", 1)[0]
+        boot = {}
+        with open(path, errors="replace") as f:
+            for line in f:
+                w = line.split()
+                if len(w) == 5 and w[0] == "B":
+                    try:
+                        boot.setdefault((w[1], w[2]), []).append(float(w[3]))
+                    except ValueError:
+                        errors.append(f"{path}: bad value: {line.strip()}")
+                    units[w[1]] = w[4]
+                elif len(w) >= 3 and w[0] == "I":
+                    info.setdefault(kernel, {})[w[1]] = " ".join(w[2:])
+                elif w and w[0] == "E":
+                    errors.append(f"{path}: {line.strip()}")
+        for key, vals in boot.items():
+            data.setdefault(kernel, {}).setdefault(key, []).append(statistics.median(vals))
+    return data, units, info, errors
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    if abs(v) >= 1000:
+        return f"{v:,.0f}"
+    return f"{v:.1f}" if abs(v) >= 10 else f"{v:.2f}"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--smoke", action="store_true")
+    args = ap.parse_args()
+
+    data, units, info, errors = load(args.out)
+    for e in errors:
+        print("error:", e)
+    if args.smoke:
+        ok = not errors
+        for k in ("ours", "upstream"):
+            v = data.get(k, {}).get(("warm_depth", "1"))
+            if not v or not all(x > 0 for x in v):
+                print(f"smoke: no warm_depth 1 result from {k}")
+                ok = False
+            else:
+                print(f"smoke: {k}: warm pools, depth 1: {fmt(v[0])} ns per charge+uncharge")
+        if ok:
+            o, u = data["ours"][("warm_depth", "1")][0], data["upstream"][("warm_depth", "1")][0]
+            print(f"smoke: ok (upstream/ours = {u / o:.2f}, one short boot each: not a measurement)")
+        return 0 if ok else 1
+
+    med = {k: {key: statistics.median(v) for key, v in d.items()} for k, d in data.items()}
+    nboots = {k: max(len(v) for v in d.values()) for k, d in data.items() if d}
+    records = []
+    keys = sorted({key for d in med.values() for key in d},
+                  key=lambda kp: (list(CASES).index(kp[0]) if kp[0] in CASES else 99, num_key(kp[1])))
+    for case, param in keys:
+        o = med.get("ours", {}).get((case, param))
+        u = med.get("upstream", {}).get((case, param))
+        lower = CASES.get(case, ("", "", True))[2]
+        ratio = None
+        if o and u:
+            ratio = u / o if lower else o / u
+        rec = {"case": case, "parameter": param, "ours": o, "upstream": u,
+               "ratio": round(ratio, 3) if ratio else None, "unit": units.get(case, ""),
+               "ratio_meaning": "upstream/ours" if lower else "ours/upstream",
+               "boots": {k: len(data.get(k, {}).get((case, param), [])) for k in data},
+               "spread": {k: [min(data[k][(case, param)]), max(data[k][(case, param)])]
+                          for k in data if (case, param) in data[k]}}
+        n = med.get("nocg", {}).get((case, param))
+        if n:
+            rec["nocg"] = n
+            if o:
+                rec["overhead_ours_pct"] = round((o - n) / n * 100, 2)
+            if u:
+                rec["overhead_upstream_pct"] = round((u - n) / n * 100, 2)
+        records.append(rec)
+
+    with open(os.path.join(args.out, "results.json"), "w") as f:
+        json.dump(records, f, indent=1)
+        f.write("\n")
+    with open(os.path.join(args.out, "results.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["case", "parameter", "ours", "upstream", "ratio", "unit", "nocg"])
+        for r in records:
+            w.writerow([r["case"], r["parameter"], r["ours"], r["upstream"], r["ratio"],
+                        r["unit"], r.get("nocg", "")])
+
+    def get(k, case, param):
+        return med.get(k, {}).get((case, param))
+
+    def ratio(case, param):
+        for r in records:
+            if r["case"] == case and r["parameter"] == param:
+                return r["ratio"]
+        return None
+
+    def target(name, ok, measured):
+        return f"| {name} | {measured} | {'met' if ok else 'MISSED'} |"
+
+    lines = []
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    qemu = subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
+                          text=True).stdout.split("\n")[0]
+    lines.append(f"Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}  ")
+    lines.append(f"Host: {cpu}, {os.cpu_count()} CPUs, "
+                 f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB, "
+                 f"{platform.release()}  ")
+    lines.append(f"Guest: {qemu}, TCG (no KVM), {info.get('ours', {}).get('cpus', '?')} vCPUs, "
+                 f"clocksource {info.get('ours', {}).get('clocksource', '?')}; "
+                 f"boots per kernel: {', '.join(f'{k} {n}' for k, n in nboots.items())}  ")
+    loads = []
+    for path in glob.glob(os.path.join(args.out, "raw", "*.load")):
+        with open(path) as f:
+            loads.append(float(f.read().split()[0]))
+    if loads:
+        lines.append(f"Host load average (1 min) at the start of the boots: "
+                     f"{min(loads):.2f} to {max(loads):.2f} (2 cores; above ~0.5 other work "
+                     f"was competing with the guest).  ")
+    lines.append("Each figure: median over boots of the median of the repetitions in a boot. "
+                 "Ratio > 1 means ours is better (upstream/ours for costs, ours/upstream for "
+                 "throughput).")
+    lines.append("")
+    lines.append("| case | parameter | ours | upstream | ratio | unit |")
+    lines.append("|---|---|---:|---:|---:|---|")
+    for r in records:
+        title, plabel, _ = CASES.get(r["case"], (r["case"], "", True))
+        param = f"{plabel} {r['parameter']}".strip() if plabel else r["parameter"]
+        lines.append(f"| {title} | {param} | {fmt(r['ours'])} | {fmt(r['upstream'])} | "
+                     f"{fmt(r['ratio'])} | {r['unit']} |")
+    e2e = next((r for r in records if r["case"] == "e2e"), None)
+    if e2e and "nocg" in e2e:
+        lines.append("")
+        lines.append(f"End to end, `CONFIG_CGROUP_RDMA=n`: {fmt(e2e['nocg'])} ns per "
+                     f"ibv_alloc_pd + ibv_dealloc_pd; controller overhead: ours "
+                     f"{e2e.get('overhead_ours_pct', '-')} %, upstream "
+                     f"{e2e.get('overhead_upstream_pct', '-')} %.")
+
+    lines.append("")
+    lines.append("| target | measured | |")
+    lines.append("|---|---|---|")
+    r1, r8 = ratio("warm_depth", "1"), ratio("warm_depth", "8")
+    if r1:
+        lines.append(target("warm, depth 1: >= 2x", r1 >= 2, f"{r1:.2f}x"))
+    if r8:
+        lines.append(target("warm, depth 8: >= 3x", r8 >= 3, f"{r8:.2f}x"))
+    d1, d128 = get("ours", "devices", "1"), get("ours", "devices", "128")
+    if d1 and d128:
+        lines.append(target("128 devices within 10% of 1 (ours)", d128 <= 1.1 * d1,
+                            f"{(d128 / d1 - 1) * 100:+.1f}%"))
+    for d in ("1", "4"):
+        c = ratio("cold_depth", d)
+        if c:
+            lines.append(target(f"cold pools, depth {d}: >= 5x", c >= 5, f"{c:.2f}x"))
+    p2 = ratio("par_siblings", "2")
+    if p2:
+        lines.append(target("2 vCPUs, sibling cgroups: >= 2x throughput", p2 >= 2, f"{p2:.2f}x"))
+    if e2e and "overhead_ours_pct" in e2e:
+        lines.append(target("end-to-end controller overhead < 2% (ours vs =n)",
+                            e2e["overhead_ours_pct"] < 2, f"{e2e['overhead_ours_pct']:+.2f}%"))
+    mo, mu = get("ours", "mem_pool", "per_level"), get("upstream", "mem_pool", "per_level")
+    if mo and mu:
+        lines.append(target("memory per pool <= upstream", mo <= mu, f"{mo:.0f} vs {mu:.0f} bytes"))
+    for e in errors:
+        lines.append(f"\nError: {e}")
+
+    summary = "\n".join(lines) + "\n"
+    with open(os.path.join(args.out, "summary.md"), "w") as f:
+        f.write(summary)
+    print(summary)
+
+    # The plot: cost against depth and against the number of devices.
+    for case in ("warm_depth", "devices"):
+        with open(os.path.join(args.out, f"{case}.dat"), "w") as f:
+            for r in records:
+                if r["case"] == case and r["ours"] and r["upstream"]:
+                    f.write(f"{r['parameter']} {r['ours']} {r['upstream']}\n")
+    gp = f"""
+set terminal pngcairo size 1200,520 font 'DejaVu Sans,11'
+set output '{args.out}/bench.png'
+set multiplot layout 1,2 title "RDMA cgroup: rdmacg\\_try\\_charge + rdmacg\\_uncharge, QEMU TCG (median of {min(nboots.values()) if nboots else 0} boots)"
+set grid
+set key top left
+set ylabel 'ns per charge + uncharge'
+set yrange [0:*]
+set xlabel 'cgroup depth (warm pools, 1 device)'
+set logscale x 2
+plot '{args.out}/warm_depth.dat' using 1:3 with linespoints lw 2 pt 7 title 'upstream 6.12', \\
+     '' using 1:2 with linespoints lw 2 pt 5 title 'ours'
+set xlabel 'registered devices (pools on all, charging the last; depth 1)'
+plot '{args.out}/devices.dat' using 1:3 with linespoints lw 2 pt 7 title 'upstream 6.12', \\
+     '' using 1:2 with linespoints lw 2 pt 5 title 'ours'
+unset multiplot
+"""
+    with open(os.path.join(args.out, "bench.gp"), "w") as f:
+        f.write(gp)
+    rc = subprocess.run(["gnuplot", os.path.join(args.out, "bench.gp")]).returncode
+    if rc:
+        print("gnuplot failed")
+    return 1 if errors or rc else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

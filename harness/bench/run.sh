@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make bench`: the RDMA controller's charge and uncharge cost, ours against
+# upstream 6.12, in one run.
+#   harness/bench/run.sh [--smoke] [--rounds N] [--reps N] [--cases LIST]
+#
+# Builds three kernels with the same configuration (harness/bench/build.sh):
+# ours, pristine upstream 6.12, and ours with CONFIG_CGROUP_RDMA=n; boots them
+# in turn under QEMU (TCG: ours, upstream, nocg, ours, upstream, ...), N rounds
+# (default 5), each boot running the cases of harness/bench/guest/init; then
+# takes per case the median over all repetitions of all boots and writes to
+# build/bench/:
+#   results.json, results.csv   one record per case and parameter
+#   summary.md                  the table, with date and machine
+#   bench.png                   cost against depth and against devices
+#   raw/KERNEL-ROUND.txt        what each guest reported
+#   console/KERNEL-ROUND.log    each guest's console
+# --smoke builds ours and upstream, boots each once with one short case and
+# fails if the benchmark does not work (not if it is slow).
+#
+# Build steps and boots hold build/.lock: concurrent builds would disturb the
+# measurement on two cores. BENCH_SMP (default 4) vCPUs per guest.
+set -euo pipefail
+. "$(dirname "$0")/../lib.sh"
+
+smoke=0 rounds=5 reps=3 cases=all
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--smoke) smoke=1 ;;
+	--rounds) rounds=$2; shift ;;
+	--reps) reps=$2; shift ;;
+	--cases) cases=$2; shift ;;
+	*) die "usage: run.sh [--smoke] [--rounds N] [--reps N] [--cases LIST]" ;;
+	esac
+	shift
+done
+
+OUT=$BUILD/bench
+K=$OUT/k
+SMP=${BENCH_SMP:-4}
+t_start=$(date +%s)
+
+if [ $smoke -eq 1 ]; then
+	kernels=(ours upstream)
+	rounds=1 reps=1 cases=smoke
+	OUT=$BUILD/bench/smoke
+else
+	kernels=(ours upstream nocg)
+	if ! command -v gnuplot >/dev/null; then
+		step deps-gnuplot "30s" apt-get -o DPkg::Lock::Timeout=600 install -y -q \
+			--no-install-recommends gnuplot-nox || die "gnuplot is needed: apt-get install gnuplot-nox"
+	fi
+fi
+
+take_lock
+step tree "5s; 1 min the first time" bash "$HARNESS/tree.sh" || exit 1
+for k in "${kernels[@]}"; do
+	step "bench-build-$k" "30s; 5 min the first time" bash "$HARNESS/bench/build.sh" "$k" || exit 1
+done
+step bench-initramfs "30s" bash "$HARNESS/bench/build.sh" initramfs || exit 1
+t_built=$(date +%s)
+
+rm -rf "$OUT/raw" "$OUT/console"
+mkdir -p "$OUT/raw" "$OUT/console"
+
+# boot KERNEL ROUND: run the guest, its results in raw/KERNEL-ROUND.txt.
+boot() {
+	local k=$1 r=$2 kcases=$cases rc=0
+	[ "$k" = nocg ] && kcases=e2e
+	local raw=$OUT/raw/$k-$r.txt con=$OUT/console/$k-$r.log
+	rm -f "$raw" "$con"
+	# Other work on the host disturbs TCG timings: keep the load with the results.
+	cut -d' ' -f1-3 /proc/loadavg >"$OUT/raw/$k-$r.load"
+	timeout -k 10 "${BENCH_BOOT_TIMEOUT:-1200}" qemu-system-x86_64 \
+		-accel tcg,thread=multi -m 2G -smp "$SMP" -no-reboot -nic none \
+		-kernel "$K/$k/obj-release/arch/x86/boot/bzImage" -initrd "$K/initramfs.cpio.gz" \
+		-append "console=ttyS0 panic=-1 oops=panic rdinit=/bench/init bcases=$kcases breps=$reps" \
+		-display none -monitor none -serial "file:$con" -serial "file:$raw" </dev/null || rc=$?
+	[ $rc -eq 0 ] || { say "qemu exited with $rc"; return 1; }
+	grep -q '^DONE rc=0' "$raw" || { say "guest did not finish cleanly"; cat "$raw"; return 1; }
+	if grep -nE 'WARNING:|BUG:|Oops|Call Trace|Kernel panic|rcu_.*stall' "$con"; then
+		say "kernel splat in $con"
+		return 1
+	fi
+}
+
+failed=0
+for r in $(seq "$rounds"); do
+	for k in "${kernels[@]}"; do
+		step "bench-boot-$k-$r" "1-4 min" boot "$k" "$r" || failed=1
+	done
+done
+t_booted=$(date +%s)
+
+step bench-report "2s" python3 "$HARNESS/bench/report.py" --out "$OUT" \
+	$([ $smoke -eq 1 ] && echo --smoke) || failed=1
+[ -f "$LOGS/bench-report.log" ] && cat "$LOGS/bench-report.log"
+say "bench: builds $((t_built - t_start))s, boots $((t_booted - t_built))s, total $(($(date +%s) - t_start))s; results in $OUT/"
+exit $failed
