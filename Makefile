@@ -5,11 +5,13 @@
 #   make shell   boot the release kernel into an interactive shell
 #   make patch   write the patch series to build/patches/
 #   make kernel  build both kernels only
+#   make bench   charge/uncharge cost, ours against upstream 6.12 (long)
+#   make bench-smoke  one short bench case on both kernels
 #   make clean   remove build/ except the pristine tree
 
 H := harness
 
-.PHONY: check demo shell patch kernel deps tree clean
+.PHONY: check demo shell patch kernel deps tree clean bench bench-smoke
 
 check:
 	@bash $(H)/check.sh
@@ -31,6 +33,12 @@ deps:
 
 tree: deps
 	@bash $(H)/tree.sh
+
+bench: deps
+	@bash $(H)/bench/run.sh
+
+bench-smoke: deps
+	@bash $(H)/bench/run.sh --smoke
 
 clean:
 	@bash $(H)/run.sh clean
