@@ -83,7 +83,8 @@ originality_check() {
 
 # The documentation we own or change, as it stands in build/src.
 docs_check() {
-	(cd "$SRC" && python3 "$HARNESS/rstcheck.py" \
+	# Debian's python3-docutils (deps.sh) belongs to the system python.
+	(cd "$SRC" && /usr/bin/python3 "$HARNESS/rstcheck.py" \
 		Documentation/admin-guide/cgroup-v1/rdma.rst \
 		Documentation/admin-guide/cgroup-v2.rst)
 }
