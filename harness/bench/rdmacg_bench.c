@@ -28,13 +28,16 @@
  *              sync=W         start only when W writers have arrived
  *              warmup=N       untimed pairs before timing (default 1000;
  *                             0 for a cold first charge)
- *              mode=pairs|pools
+ *              mode=pairs|pools|calib
  *            mode=pairs times try_charge + uncharge of res on the last
  *            registered device and reports
  *              "ok pairs=N ns=T ps_per_pair=P pairs_per_s=R start=T0 end=T1 cpu=C"
  *            mode=pools charges hca_handle once on every device, held, and
  *            reports the slab memory that took:
  *              "ok charges=K slab_bytes=B"
+ *            mode=calib times iters rounds of the building blocks of the
+ *            two controllers (see bench_calib()), in picoseconds each:
+ *              "ok loop_ps=.. atomic_pair_ps=.. xa_load_ps=.. mutex_pair_ps=.. plain_pair_ps=.."
  *            Errors: "err=ERRNO at=WHERE".
  *   slab     read: bytes of slab memory in use (reclaimable + not), with
  *            the per-CPU deltas of the vmstat counters folded in.
@@ -50,12 +53,14 @@
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
+#include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/xarray.h>
 
 #define BENCH_MAX_DEVICES	8192
 #define BENCH_RESULT_LEN	256
@@ -84,7 +89,7 @@ struct bench_cmd {
 	u32	sync;
 	enum rdmacg_resource_type res;
 	enum { PIN_NONE, PIN_ONE, PIN_ALL } pin;
-	enum { MODE_PAIRS, MODE_POOLS } mode;
+	enum { MODE_PAIRS, MODE_POOLS, MODE_CALIB } mode;
 };
 
 static void bench_devs_release(void)
@@ -223,6 +228,8 @@ static int bench_parse(char *buf, struct bench_cmd *cmd)
 				cmd->mode = MODE_PAIRS;
 			else if (!strcmp(val, "pools"))
 				cmd->mode = MODE_POOLS;
+			else if (!strcmp(val, "calib"))
+				cmd->mode = MODE_CALIB;
 			else
 				ret = -EINVAL;
 		} else {
@@ -285,6 +292,70 @@ static int bench_loop(struct rdmacg_device *dev,
 	return 0;
 }
 
+/* picoseconds per iteration of a loop that ran @n times from @t0 */
+static u64 bench_ps(u64 t0, u64 n)
+{
+	return div64_u64((ktime_get_ns() - t0) * 1000, n);
+}
+
+/*
+ * What the building blocks of either controller cost on this machine (under
+ * TCG they do not cost what they cost on hardware): one level of a lock-free
+ * charge + uncharge (a cmpxchg and an atomic decrement), an xa_load() from
+ * a one-entry xarray, an uncontended mutex_lock() + mutex_unlock(), and a
+ * plain increment + decrement through a pointer.
+ */
+static void bench_calib(u64 n, char *out)
+{
+	static DEFINE_MUTEX(mutex);
+	u64 t0, empty, atomics, xa, mtx, plain, i;
+	struct xarray xarr;
+	atomic_t a = ATOMIC_INIT(0);
+	int v, *p = &v;
+	void *entry;
+
+	xa_init(&xarr);
+	if (xa_err(xa_store(&xarr, 0, &v, GFP_KERNEL))) {
+		snprintf(out, BENCH_RESULT_LEN, "err=%d at=calib\n", -ENOMEM);
+		return;
+	}
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++)
+		barrier();
+	empty = bench_ps(t0, n);
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		v = atomic_read(&a);
+		atomic_try_cmpxchg(&a, &v, v + 1);
+		atomic_dec_return(&a);
+	}
+	atomics = bench_ps(t0, n);
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		entry = xa_load(&xarr, 0);
+		OPTIMIZER_HIDE_VAR(entry);
+	}
+	xa = bench_ps(t0, n);
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		mutex_lock(&mutex);
+		mutex_unlock(&mutex);
+	}
+	mtx = bench_ps(t0, n);
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		OPTIMIZER_HIDE_VAR(p);
+		WRITE_ONCE(*p, READ_ONCE(*p) + 1);
+		OPTIMIZER_HIDE_VAR(p);
+		WRITE_ONCE(*p, READ_ONCE(*p) - 1);
+	}
+	plain = bench_ps(t0, n);
+	xa_destroy(&xarr);
+	snprintf(out, BENCH_RESULT_LEN,
+		 "ok loop_ps=%llu atomic_pair_ps=%llu xa_load_ps=%llu mutex_pair_ps=%llu plain_pair_ps=%llu\n",
+		 empty, atomics, xa, mtx, plain);
+}
+
 static void bench_run(const struct bench_cmd *cmd, char *out)
 {
 	struct rdma_cgroup **held = NULL;
@@ -294,6 +365,11 @@ static void bench_run(const struct bench_cmd *cmd, char *out)
 	long slab0, slab1;
 	const char *at;
 	int ret, cpu;
+
+	if (cmd->mode == MODE_CALIB) {
+		bench_calib(cmd->iters ?: 1, out);
+		return;
+	}
 
 	down_read(&bench_devs_sem);
 	at = "devices";

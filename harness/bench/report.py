@@ -23,6 +23,7 @@ import time
 
 # case -> (title, parameter label, lower is better)
 CASES = {
+    "calib": ("building blocks: same code in both kernels, so ratio ~1 (noise check)", "", True),
     "warm_depth": ("warm pools, charge+uncharge", "depth", True),
     "devices": ("registered devices, charging the last one (depth 1)", "devices", True),
     "cold_depth": ("cold pools: first charge+uncharge in a fresh chain of cgroups", "depth", True),

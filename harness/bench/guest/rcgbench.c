@@ -11,9 +11,9 @@
  *                                    below the root (siblings) or below a
  *                                    shared parent (siblings2); prints the
  *                                    combined pairs per second
- *   rcgbench cold DEPTH COUNT        COUNT times: create a fresh chain of
- *                                    DEPTH cgroups, time the first charge +
- *                                    uncharge in its leaf, remove it
+ *   rcgbench cold DEPTH COUNT        create COUNT fresh chains of DEPTH
+ *                                    cgroups, time the first charge +
+ *                                    uncharge in each leaf, remove them
  *   rcgbench exec CGROUP CPU PROG... move into CGROUP, pin to CPU, exec PROG
  *
  * CGROUP paths are absolute. Every command prints one line starting with
@@ -263,12 +263,25 @@ static unsigned long long median(unsigned long long *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* CGROOT/coldI/c/c..., DEPTH levels, in PATH; rdma enabled on the way down. */
+static void cold_path(char *path, size_t len, int i, int depth, int create)
+{
+	size_t off = snprintf(path, len, CGROOT "/cold%d", i);
+	int d;
+
+	for (d = 1; d <= depth; d++) {
+		if (create)
+			mkcg(path, d < depth);
+		if (d < depth)
+			off += snprintf(path + off, len - off, "/c");
+	}
+}
+
 static int cmd_cold(int argc, char **argv)
 {
 	unsigned long long *ns, *clk, sum = 0;
 	char res[RESULT_LEN], path[PATH_MAX];
 	int depth, count, i, d;
-	size_t off;
 
 	if (argc != 2)
 		die("usage: cold DEPTH COUNT");
@@ -282,13 +295,14 @@ static int cmd_cold(int argc, char **argv)
 		die("out of memory");
 	pin_cpu(0);
 
+	/*
+	 * All chains first, all removals last, so that no cgroup is being
+	 * torn down (css_offline, css_free) while a charge is timed.
+	 */
+	for (i = 0; i < count; i++)
+		cold_path(path, sizeof(path), i, depth, 1);
 	for (i = 0; i < count; i++) {
-		off = snprintf(path, sizeof(path), CGROOT "/cold%d", i);
-		for (d = 1; d <= depth; d++) {
-			mkcg(path, d < depth);
-			if (d < depth)
-				off += snprintf(path + off, sizeof(path) - off, "/c");
-		}
+		cold_path(path, sizeof(path), i, depth, 0);
 		enter_cgroup(path);
 		/* What two clock reads cost, to take off the single pair. */
 		if (bench_cmd("iters=0 warmup=0 pin=none", res, sizeof(res)))
@@ -298,7 +312,10 @@ static int cmd_cold(int argc, char **argv)
 			die("cold charge: %s", res);
 		ns[i] = field(res, "ns");
 		sum += ns[i];
-		enter_cgroup(CGROOT);
+	}
+	enter_cgroup(CGROOT);
+	for (i = 0; i < count; i++) {
+		cold_path(path, sizeof(path), i, depth, 0);
 		for (d = depth; d >= 1; d--) {
 			if (rmdir(path))
 				die("rmdir %s: %s", path, strerror(errno));
