@@ -43,8 +43,9 @@ def num_key(p):
 
 
 def load(out):
-    """{kernel: {(case, param): [per-boot medians]}}, units, infos, errors."""
-    data, units, info, errors = {}, {}, {}, []
+    """{kernel: {(case, param): [per-boot medians]}}, the same with every
+    sample, units, infos, errors."""
+    data, samples, units, info, errors = {}, {}, {}, {}, []
     for path in sorted(glob.glob(os.path.join(out, "raw", "*.txt"))):
         kernel = os.path.basename(path).rsplit("-", 1)[0]
         boot = {}
@@ -63,7 +64,8 @@ def load(out):
                     errors.append(f"{path}: {line.strip()}")
         for key, vals in boot.items():
             data.setdefault(kernel, {}).setdefault(key, []).append(statistics.median(vals))
-    return data, units, info, errors
+            samples.setdefault(kernel, {}).setdefault(key, []).extend(vals)
+    return data, samples, units, info, errors
 
 
 def fmt(v):
@@ -80,7 +82,7 @@ def main():
     ap.add_argument("--smoke", action="store_true")
     args = ap.parse_args()
 
-    data, units, info, errors = load(args.out)
+    data, samples, units, info, errors = load(args.out)
     for e in errors:
         print("error:", e)
     if args.smoke:
@@ -98,6 +100,10 @@ def main():
         return 0 if ok else 1
 
     med = {k: {key: statistics.median(v) for key, v in d.items()} for k, d in data.items()}
+    # Other work on the host only ever slows a guest down: the best sample
+    # of all boots is the figure least disturbed by it.
+    best = {k: {key: (min(v) if CASES.get(key[0], ("", "", True))[2] else max(v))
+                for key, v in d.items()} for k, d in samples.items()}
     nboots = {k: max(len(v) for v in d.values()) for k, d in data.items() if d}
     records = []
     keys = sorted({key for d in med.values() for key in d},
@@ -109,8 +115,15 @@ def main():
         ratio = None
         if o and u:
             ratio = u / o if lower else o / u
+        bo = best.get("ours", {}).get((case, param))
+        bu = best.get("upstream", {}).get((case, param))
+        bratio = None
+        if bo and bu:
+            bratio = bu / bo if lower else bo / bu
         rec = {"case": case, "parameter": param, "ours": o, "upstream": u,
                "ratio": round(ratio, 3) if ratio else None, "unit": units.get(case, ""),
+               "ours_best": bo, "upstream_best": bu,
+               "ratio_best": round(bratio, 3) if bratio else None,
                "ratio_meaning": "upstream/ours" if lower else "ours/upstream",
                "boots": {k: len(data.get(k, {}).get((case, param), [])) for k in data},
                "spread": {k: [min(data[k][(case, param)]), max(data[k][(case, param)])]
@@ -118,6 +131,9 @@ def main():
         n = med.get("nocg", {}).get((case, param))
         if n:
             rec["nocg"] = n
+            rec["nocg_best"] = best["nocg"][(case, param)]
+            if bo:
+                rec["overhead_ours_best_pct"] = round((bo - rec["nocg_best"]) / rec["nocg_best"] * 100, 2)
             if o:
                 rec["overhead_ours_pct"] = round((o - n) / n * 100, 2)
             if u:
@@ -129,22 +145,28 @@ def main():
         f.write("\n")
     with open(os.path.join(args.out, "results.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["case", "parameter", "ours", "upstream", "ratio", "unit", "nocg"])
+        w.writerow(["case", "parameter", "ours", "upstream", "ratio", "unit", "nocg",
+                    "ours_best", "upstream_best", "ratio_best"])
         for r in records:
             w.writerow([r["case"], r["parameter"], r["ours"], r["upstream"], r["ratio"],
-                        r["unit"], r.get("nocg", "")])
+                        r["unit"], r.get("nocg", ""), r["ours_best"], r["upstream_best"],
+                        r["ratio_best"]])
 
     def get(k, case, param):
         return med.get(k, {}).get((case, param))
 
-    def ratio(case, param):
-        for r in records:
-            if r["case"] == case and r["parameter"] == param:
-                return r["ratio"]
-        return None
+    def rec(case, param):
+        return next((r for r in records if r["case"] == case and r["parameter"] == param), None)
 
-    def target(name, ok, measured):
-        return f"| {name} | {measured} | {'met' if ok else 'MISSED'} |"
+    def target(name, case, param, check, show):
+        r = rec(case, param)
+        if not r or r["ratio"] is None:
+            return
+        cells = []
+        for sfx in ("", "_best"):
+            v = check(r, sfx)
+            cells.append(f"{show(r, sfx)} ({'met' if v else 'MISSED'})")
+        lines.append(f"| {name} | {cells[0]} | {cells[1]} |")
 
     lines = []
     cpu = ""
@@ -170,50 +192,50 @@ def main():
         lines.append(f"Host load average (1 min) at the start of the boots: "
                      f"{min(loads):.2f} to {max(loads):.2f} (2 cores; above ~0.5 other work "
                      f"was competing with the guest).  ")
-    lines.append("Each figure: median over boots of the median of the repetitions in a boot. "
-                 "Ratio > 1 means ours is better (upstream/ours for costs, ours/upstream for "
-                 "throughput).")
+    lines.append("Each figure: median over boots of the median of the repetitions in a boot; "
+                 "best: the best sample of all boots (other work on the host only slows a guest "
+                 "down). Ratio > 1 means ours is better (upstream/ours for costs, ours/upstream "
+                 "for throughput).")
     lines.append("")
-    lines.append("| case | parameter | ours | upstream | ratio | unit |")
-    lines.append("|---|---|---:|---:|---:|---|")
+    lines.append("| case | parameter | ours | upstream | ratio | best: ours | upstream | ratio | unit |")
+    lines.append("|---|---|---:|---:|---:|---:|---:|---:|---|")
     for r in records:
         title, plabel, _ = CASES.get(r["case"], (r["case"], "", True))
         param = f"{plabel} {r['parameter']}".strip() if plabel else r["parameter"]
         lines.append(f"| {title} | {param} | {fmt(r['ours'])} | {fmt(r['upstream'])} | "
-                     f"{fmt(r['ratio'])} | {r['unit']} |")
+                     f"{fmt(r['ratio'])} | {fmt(r['ours_best'])} | {fmt(r['upstream_best'])} | "
+                     f"{fmt(r['ratio_best'])} | {r['unit']} |")
     e2e = next((r for r in records if r["case"] == "e2e"), None)
     if e2e and "nocg" in e2e:
         lines.append("")
         lines.append(f"End to end, `CONFIG_CGROUP_RDMA=n`: {fmt(e2e['nocg'])} ns per "
-                     f"ibv_alloc_pd + ibv_dealloc_pd; controller overhead: ours "
-                     f"{e2e.get('overhead_ours_pct', '-')} %, upstream "
+                     f"ibv_alloc_pd + ibv_dealloc_pd (best {fmt(e2e['nocg_best'])}); controller "
+                     f"overhead: ours {e2e.get('overhead_ours_pct', '-')} % "
+                     f"(best {e2e.get('overhead_ours_best_pct', '-')} %), upstream "
                      f"{e2e.get('overhead_upstream_pct', '-')} %.")
 
     lines.append("")
-    lines.append("| target | measured | |")
+    lines.append("| target | median of boots | best of all samples |")
     lines.append("|---|---|---|")
-    r1, r8 = ratio("warm_depth", "1"), ratio("warm_depth", "8")
-    if r1:
-        lines.append(target("warm, depth 1: >= 2x", r1 >= 2, f"{r1:.2f}x"))
-    if r8:
-        lines.append(target("warm, depth 8: >= 3x", r8 >= 3, f"{r8:.2f}x"))
-    d1, d128 = get("ours", "devices", "1"), get("ours", "devices", "128")
-    if d1 and d128:
-        lines.append(target("128 devices within 10% of 1 (ours)", d128 <= 1.1 * d1,
-                            f"{(d128 / d1 - 1) * 100:+.1f}%"))
-    for d in ("1", "4"):
-        c = ratio("cold_depth", d)
-        if c:
-            lines.append(target(f"cold pools, depth {d}: >= 5x", c >= 5, f"{c:.2f}x"))
-    p2 = ratio("par_siblings", "2")
-    if p2:
-        lines.append(target("2 vCPUs, sibling cgroups: >= 2x throughput", p2 >= 2, f"{p2:.2f}x"))
-    if e2e and "overhead_ours_pct" in e2e:
-        lines.append(target("end-to-end controller overhead < 2% (ours vs =n)",
-                            e2e["overhead_ours_pct"] < 2, f"{e2e['overhead_ours_pct']:+.2f}%"))
-    mo, mu = get("ours", "mem_pool", "per_level"), get("upstream", "mem_pool", "per_level")
-    if mo and mu:
-        lines.append(target("memory per pool <= upstream", mo <= mu, f"{mo:.0f} vs {mu:.0f} bytes"))
+    x = lambda r, sfx: f"{r['ratio' + sfx]:.2f}x"
+    target("warm, depth 1: >= 2x", "warm_depth", "1", lambda r, sfx: r["ratio" + sfx] >= 2, x)
+    target("warm, depth 8: >= 3x", "warm_depth", "8", lambda r, sfx: r["ratio" + sfx] >= 3, x)
+    d1 = rec("devices", "1")
+    if d1:
+        flat = lambda r, sfx: r["ours" + sfx] / d1["ours" + sfx]
+        target("ours: 128 devices within 10% of 1", "devices", "128",
+               lambda r, sfx: flat(r, sfx) <= 1.1, lambda r, sfx: f"{(flat(r, sfx) - 1) * 100:+.0f}%")
+    target("cold pools, depth 1: >= 5x", "cold_depth", "1", lambda r, sfx: r["ratio" + sfx] >= 5, x)
+    target("cold pools, depth 4: >= 5x", "cold_depth", "4", lambda r, sfx: r["ratio" + sfx] >= 5, x)
+    target("2 vCPUs, sibling cgroups: >= 2x throughput", "par_siblings", "2",
+           lambda r, sfx: r["ratio" + sfx] >= 2, x)
+    if e2e and "nocg" in e2e:
+        ov = lambda r, sfx: (r["ours" + sfx] - r["nocg" + sfx]) / r["nocg" + sfx] * 100
+        target("end to end: ours within 2% of CONFIG_CGROUP_RDMA=n", "e2e", e2e["parameter"],
+               lambda r, sfx: ov(r, sfx) < 2, lambda r, sfx: f"{ov(r, sfx):+.1f}%")
+    target("memory per pool <= upstream", "mem_pool", "per_level",
+           lambda r, sfx: r["ours" + sfx] <= r["upstream" + sfx],
+           lambda r, sfx: f"{r['ours' + sfx]:.0f} vs {r['upstream' + sfx]:.0f} bytes")
     for e in errors:
         lines.append(f"\nError: {e}")
 
@@ -229,9 +251,9 @@ def main():
                 if r["case"] == case and r["ours"] and r["upstream"]:
                     f.write(f"{r['parameter']} {r['ours']} {r['upstream']}\n")
     gp = f"""
-set terminal pngcairo size 1200,520 font 'DejaVu Sans,11'
+set terminal pngcairo noenhanced size 1200,520 font 'DejaVu Sans,11'
 set output '{args.out}/bench.png'
-set multiplot layout 1,2 title "RDMA cgroup: rdmacg\\_try\\_charge + rdmacg\\_uncharge, QEMU TCG (median of {min(nboots.values()) if nboots else 0} boots)"
+set multiplot layout 1,2 title "RDMA cgroup: rdmacg_try_charge + rdmacg_uncharge, QEMU TCG (median of {min(nboots.values()) if nboots else 0} boots)"
 set grid
 set key top left
 set ylabel 'ns per charge + uncharge'
