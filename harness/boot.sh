@@ -23,8 +23,10 @@ timeout_s=${BOOT_TIMEOUT:-900}
 # per-test limit inside the guest
 test_timeout=${TEST_TIMEOUT:-300}
 
-append="console=ttyS0 panic=-1 oops=panic hmode=$mode htimeout=$test_timeout ${BOOT_APPEND:-}"
-qemu=(qemu-system-x86_64 -accel "${ACCEL:-tcg}" -m 1G -smp 2 -no-reboot -nic none
+# guest CPUs; guest/tests/00-cpus.sh checks that the kernel brought them all up
+CPUS=${CPUS:-2}
+append="console=ttyS0 panic=-1 oops=panic hmode=$mode htimeout=$test_timeout hcpus=$CPUS ${BOOT_APPEND:-}"
+qemu=(qemu-system-x86_64 -accel "${ACCEL:-tcg,thread=multi}" -m 1G -smp "$CPUS" -no-reboot -nic none
 	-kernel "$kernel" -initrd "$initrd")
 
 case "$mode" in
