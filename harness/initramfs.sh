@@ -19,7 +19,7 @@ OUT=$BUILD/initramfs-$flavour.cpio.gz
 MULTIARCH=/usr/lib/x86_64-linux-gnu
 
 rm -rf "$ROOT"
-mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,run,root,tests,selftests}
+mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,run,root,tests,lib/harness,selftests}
 
 # copy_file PATH: copy a host file to the same path in the guest, following
 # symlinks, together with the libraries it needs.
@@ -65,11 +65,15 @@ echo 'root:x:0:0:root:/root:/bin/sh' >"$ROOT/etc/passwd"
 echo 'root:x:0:' >"$ROOT/etc/group"
 [ "$(id -u)" -eq 0 ] && mknod -m 600 "$ROOT/dev/console" c 5 1
 
-# /init, the demo and the tests
+# /init, the demo, the tests, and the shell helpers the tests source, in
+# /lib/harness (not in /tests: /init runs every /tests/*.sh as a test)
 install -m 755 "$HARNESS/guest/init" "$ROOT/init"
 install -m 755 "$HARNESS/guest/demo.sh" "$ROOT/demo.sh"
 for t in "$HARNESS"/guest/tests/*.sh; do
 	[ -f "$t" ] && install -m 755 "$t" "$ROOT/tests/"
+done
+for l in "$HARNESS"/guest/lib/*.sh; do
+	[ -f "$l" ] && install -m 644 "$l" "$ROOT/lib/harness/"
 done
 for c in "$HARNESS"/guest/src/*.c "$HARNESS"/guest/demo/*.c; do
 	[ -f "$c" ] || continue

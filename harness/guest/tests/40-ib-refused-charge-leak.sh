@@ -25,30 +25,8 @@ KML=/sys/kernel/debug/kmemleak
 TMP=${TMPDIR:-/tmp}/40-ib-refused-charge-leak.$$
 MIN_AGE=6	# kmemleak reports nothing younger than 5 s
 
-n=0
-failed=0
-pass() { n=$((n + 1)); echo "ok $n $1"; }
-fail() { n=$((n + 1)); echo "not ok $n $1"; failed=1; }
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
-diag() { sed 's/^/# /'; }
-
-kmemleak_scan() {
-	echo scan 2>/dev/null >"$KML"
-}
-
-# Addresses of every object in the current kmemleak report.
-kmemleak_addrs() {
-	sed -n 's/^unreferenced object \(0x[0-9a-f]*\) .*/\1/p' "$KML"
-}
-
-# The report entries whose address is not listed in file $1.
-kmemleak_new_entries() {
-	awk -v base="$1" '
-		BEGIN { while ((getline a < base) > 0) old[a] = 1 }
-		/^unreferenced object / { show = !($3 in old) }
-		show
-	' "$KML"
-}
+. /lib/harness/tap.sh
+. /lib/harness/kmemleak.sh
 
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {

@@ -36,12 +36,7 @@ TMP=${TMPDIR:-/tmp}/50-stress.$$
 MIN_AGE=6	# kmemleak reports nothing younger than 5 s
 MAX_LOOP=100000	# count bound of every loop, besides the time bound
 
-n=0
-failed=0
-pass() { n=$((n + 1)); echo "ok $n $1"; }
-fail() { n=$((n + 1)); echo "not ok $n $1"; failed=1; }
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
-diag() { sed 's/^/# /'; }
+. /lib/harness/tap.sh
 
 # Seconds since boot, without a fork.
 now() {

@@ -40,12 +40,7 @@ OPEN=$CGROOT/deleg-open		# a sibling whose cgroup.procs it owns
 TMP=${TMPDIR:-/tmp}/70-delegation.$$
 LIMIT="$DEV hca_handle=2 hca_object=3"
 
-n=0
-failed=0
-pass() { n=$((n + 1)); echo "ok $n $1"; }
-fail() { n=$((n + 1)); echo "not ok $n $1"; failed=1; }
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
-diag() { sed 's/^/# /'; }
+. /lib/harness/tap.sh
 
 # check NAME EXPECTED GOT: one TAP line comparing two strings.
 check() {

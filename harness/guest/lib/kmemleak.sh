@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: GPL-2.0
+# kmemleak helpers, sourced (". /lib/harness/kmemleak.sh") by the guest
+# tests in /tests, which busybox sh runs; not a test itself.
+#
+# Every helper expects the caller to have set KML to the kmemleak file
+# (/sys/kernel/debug/kmemleak).  The caller also keeps MIN_AGE (6: kmemleak
+# reports no object younger than 5 s) and sleeps that long before its
+# final scans; no helper here uses it.
+
+# Have kmemleak scan memory now, by writing "scan" to KML; the shell's
+# error message if that fails is discarded, the exit status tells.
+kmemleak_scan() {
+	echo scan 2>/dev/null >"$KML"
+}
+
+# Addresses of every object in the current kmemleak report (reads KML).
+kmemleak_addrs() {
+	sed -n 's/^unreferenced object \(0x[0-9a-f]*\) .*/\1/p' "$KML"
+}
+
+# The report entries whose address is not listed in file $1, as written by
+# kmemleak_addrs (reads KML).
+kmemleak_new_entries() {
+	awk -v base="$1" '
+		BEGIN { while ((getline a < base) > 0) old[a] = 1 }
+		/^unreferenced object / { show = !($3 in old) }
+		show
+	' "$KML"
+}

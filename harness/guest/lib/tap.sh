@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: GPL-2.0
+# TAP helpers, sourced (". /lib/harness/tap.sh") by the guest tests in
+# /tests, which busybox sh runs; not a test itself.  They count the tests
+# in n and set failed to 1 on a failure, for the caller's `exit "$failed"`.
+
+n=0
+failed=0
+# pass NAME: "ok N NAME".
+pass() { n=$((n + 1)); echo "ok $n $1"; }
+# fail NAME: "not ok N NAME", and the test's exit status becomes 1.
+# shellcheck disable=SC2034 # failed is read by the sourcing test
+fail() { n=$((n + 1)); echo "not ok $n $1"; failed=1; }
+# skip NAME REASON: "ok N NAME # SKIP REASON".
+skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
+# diag: standard input as TAP diagnostics, each line prefixed with "# ".
+diag() { sed 's/^/# /'; }
