@@ -13,8 +13,8 @@
 #include <linux/cgroup.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/spinlock_types.h>
 #include <linux/types.h>
-#include <linux/xarray.h>
 
 enum rdmacg_resource_type {
 	RDMACG_RESOURCE_HCA_HANDLE,
@@ -24,16 +24,20 @@ enum rdmacg_resource_type {
 
 #ifdef CONFIG_CGROUP_RDMA
 
+struct rdmacg_pool_table;
+
 /**
  * struct rdma_cgroup - per-cgroup state of the RDMA controller
  * @css: the cgroup core's state, embedded
- * @pools: this cgroup's pools, indexed by &rdmacg_device.id
+ * @table: this cgroup's pools, indexed by &rdmacg_device.id; read under RCU
+ * @table_lock: serialises the writers of @table and of its slots
  * @events_file: handle of rdma.events, for change notification
  * @events_local_file: handle of rdma.events.local, for change notification
  */
 struct rdma_cgroup {
 	struct cgroup_subsys_state	css;
-	struct xarray			pools;
+	struct rdmacg_pool_table __rcu	*table;
+	spinlock_t			table_lock;	/* guards writes to @table */
 	struct cgroup_file		events_file;
 	struct cgroup_file		events_local_file;
 };
@@ -45,8 +49,10 @@ struct rdma_cgroup {
  * @pools_lock: serialises pool creation against unregistration
  * @name: name shown in and matched against the interface files; set by
  *	the owner before registration
- * @id: index of this device's pools in &rdma_cgroup.pools
- * @dead: set once unregistration has begun; no pool is created after that
+ * @id: index of this device's pools in &rdma_cgroup.table
+ * @dead: set until registration is complete (for good if no id could be
+ *	allocated) and once unregistration has begun; no pool is created
+ *	while it is set
  *
  * Everything but @name belongs to the controller.
  */

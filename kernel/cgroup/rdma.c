@@ -18,42 +18,69 @@
  * hands the cgroup back to the caller, who passes it to rdmacg_uncharge()
  * whatever has become of the task since.
  *
+ * Pools of one device form a tree like the cgroups': each pool points to the
+ * pool of its cgroup's parent (none below the root), and a pool is only
+ * created once its parent's exists. A charge or an uncharge therefore looks
+ * up one pool, the charging cgroup's, and follows the parent pointers.
+ *
  * Pool lifetime
  * -------------
- * A pool is created by the first charge or the first rdma.max write that
- * needs it, or to count a refusal at a level the refused charge did not
- * reach (see rdmacg_count_refusal()). It lives until its cgroup is freed or
- * its device unregistered, whichever comes first. Usage going back to zero
- * frees nothing, so the steady-state charge path never allocates. The event
- * counters of a pool are allocated with its first event.
+ * A pool is created, with those of its ancestors that are missing, by the
+ * first charge or rdma.max write that needs it. It lives until its cgroup
+ * is freed or its device unregistered, whichever comes first. Usage going
+ * back to zero frees nothing, so the steady-state charge path never
+ * allocates. The event counters of a pool are allocated with its first
+ * event. A parent pool outlives its children: cgroup core frees a child
+ * cgroup before its parent, and unregistration frees all of a device's
+ * pools after one grace period.
  *
  * Locks, RCU and references
  * -------------------------
+ * Lock order: rdmacg_registry_mutex, then rdmacg_device.pools_lock, then
+ * rdma_cgroup.table_lock, a spinlock under which nothing allocates.
+ *
  * rdmacg_registry_mutex (global) protects the list of registered devices
  *   and orders device unregistration against the freeing of a cgroup
- *   (css_free), so that each pool is freed exactly once and its device is
- *   alive while css_free unlinks it. The interface files hold it to walk
- *   the device list. The charge and uncharge paths never take it.
+ *   (css_free), so that each pool is freed exactly once and a cgroup is
+ *   alive while unregistration clears its table. The interface files hold
+ *   it to walk the device list. The charge and uncharge paths never take it.
  *
- * rdmacg_device.pools_lock (per device) protects the device's pool list and
- *   its dead flag. A pool is stored in a cgroup's xarray and linked on its
- *   device's list under this lock, and only while the device is not dead;
- *   unregistration sets dead and takes the whole list under the same lock.
- *   So a pool is either found and freed by unregistration or by css_free,
- *   never created behind their back. It is taken to create a pool or its
- *   event counters; never by a charge once the pools exist, nor by an
- *   uncharge.
+ * rdmacg_device.pools_lock (per device) protects the device's pool list.
+ *   A pool is created, stored in its cgroup's table and linked
+ *   on its device's list under this lock, and only while the device is not
+ *   dead; unregistration sets dead and takes the whole list under the same
+ *   lock. So a pool is either freed by unregistration or by css_free, never
+ *   created behind their back. It is taken to create pools or event
+ *   counters; never by a charge once the pools exist, nor by an uncharge.
  *
- * rdma_cgroup.pools (xarray) maps a device id to the cgroup's pool. Writers
- *   use the xarray's own lock; the charge and uncharge paths look pools up
- *   with xa_load() under rcu_read_lock(). Pools are freed after an RCU
- *   grace period, so a pool found under RCU stays valid until
- *   rcu_read_unlock() even when an unregistration removes it meanwhile.
- *   The charge path therefore never keeps a pool pointer across a point
- *   where it drops the RCU read lock: it looks the pool up again, and
- *   rolls back by looking up again too. Event counters hang off their
- *   pool: published with smp_store_release() under pools_lock, read with
- *   smp_load_acquire() by the files, freed with the pool.
+ * rdmacg_device.dead is cleared, with the id set and the device listed,
+ *   under rdmacg_registry_mutex, and set under both mutexes before
+ *   unregistration clears the device's slots. Whoever uses the device's id
+ *   without one of the mutexes checks dead in the same RCU read-side
+ *   critical section as the lookup (see RCU below); holders of pools_lock
+ *   check it first; holders of rdmacg_registry_mutex only use devices on
+ *   the list.
+ *
+ * rdma_cgroup.table is an array of pool pointers indexed by device id,
+ *   replaced by a larger copy when a device id does not fit. rdma_cgroup.
+ *   table_lock (per cgroup) serialises the writers of the pointer and of the
+ *   slots (pool creation, for any device, and unregistration); readers use
+ *   RCU only, and replaced tables are freed after a grace period. So table
+ *   lookups are made under rcu_read_lock() even by holders of a mutex, who
+ *   only rely on the mutex to keep the pool they found.
+ *
+ * RCU: pools are freed after a grace period, so a pool found under
+ *   rcu_read_lock() in a cgroup that the caller pins (see below), and every
+ *   pool up its parent chain, stays valid until rcu_read_unlock(), even
+ *   when an unregistration removes it meanwhile.
+ *   The charge path never keeps a pool pointer across a point where it
+ *   drops the RCU read lock: it looks the pool up again. Unregistration also
+ *   waits for a grace period before it frees the device id: a charge or
+ *   uncharge that found the device alive, in one read-side section, cannot
+ *   see the id reused by another device, so a slot holds the pool of the
+ *   device whose id it is. Event counters hang off their pool: published
+ *   with smp_store_release() under pools_lock, read with smp_load_acquire(),
+ *   freed with the pool.
  *
  * Counters are atomics. A charge takes a unit at one level with a cmpxchg
  * loop that never lets usage pass the limit, so usage cannot overshoot or
@@ -70,10 +97,9 @@
  * references of cgroup core all its ancestors, allocated while they account
  * for a resource; hence pools are never freed under a charged resource
  * except by unregistration, after which uncharges of that device are
- * ignored. Device ids are reused, so every lookup also checks that the pool
- * found belongs to the device asked for. Registering the same struct again
- * is allowed only once every charge made on it before has been uncharged,
- * since a charge records the cgroup, not the registration.
+ * ignored. Registering the same struct again is allowed only once every
+ * charge made on it before has been uncharged, since a charge records the
+ * cgroup, not the registration.
  */
 
 #include <linux/atomic.h>
@@ -84,13 +110,16 @@
 #include <linux/idr.h>
 #include <linux/limits.h>
 #include <linux/list.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
 #include <linux/mutex.h>
+#include <linux/overflow.h>
 #include <linux/printk.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
-#include <linux/xarray.h>
 
 /* The largest limit; reads and writes spell it "max". */
 #define RDMACG_MAX	INT_MAX
@@ -137,7 +166,8 @@ struct rdmacg_events {
 
 /**
  * struct rdmacg_pool - the state of one cgroup on one device
- * @dev: the device
+ * @parent: the pool of the parent cgroup for the same device, or %NULL when
+ *	the parent is the root
  * @cg: the cgroup
  * @dev_link: entry in &rdmacg_device.pools while the pool is live
  * @rcu: used to free the pool once it is unlinked
@@ -146,7 +176,7 @@ struct rdmacg_events {
  *	&rdmacg_device.pools_lock
  */
 struct rdmacg_pool {
-	struct rdmacg_device	*dev;
+	struct rdmacg_pool	*parent;
 	struct rdma_cgroup	*cg;
 	union {
 		struct list_head	dev_link;
@@ -155,6 +185,21 @@ struct rdmacg_pool {
 	struct rdmacg_counter	res[RDMACG_RESOURCE_MAX];
 	struct rdmacg_events	*events;
 };
+
+/**
+ * struct rdmacg_pool_table - the pools of one cgroup
+ * @rcu: frees a table once a larger one has replaced it
+ * @nr: number of slots
+ * @pool: the pool for each device id, %NULL where there is none
+ */
+struct rdmacg_pool_table {
+	struct rcu_head			rcu;
+	unsigned int			nr;
+	struct rdmacg_pool __rcu	*pool[] __counted_by(nr);
+};
+
+/* The smallest table; most systems have one to four RDMA devices. */
+#define RDMACG_TABLE_MIN	4
 
 /* What an rdma.max, rdma.current or rdma.peak file shows. */
 enum rdmacg_value {
@@ -216,34 +261,162 @@ static bool rdmacg_counter_try_inc(struct rdmacg_counter *c)
  */
 static void rdmacg_counter_dec(struct rdmacg_counter *c)
 {
-	WARN_ONCE(atomic_dec_if_positive(&c->usage) < 0,
-		  "rdmacg: more uncharges than charges\n");
+	/* Only a caller's bug gets here below zero; undo it then. */
+	if (WARN_ONCE(atomic_dec_return(&c->usage) < 0,
+		      "rdmacg: more uncharges than charges\n"))
+		atomic_inc(&c->usage);
 }
 
 /**
  * rdmacg_pool_find() - look up the pool of @cg for @dev
  * @cg: a cgroup
- * @dev: the device
+ * @dev: a device the caller saw registered in the current RCU read-side
+ *	critical section, or keeps registered
  *
- * A pool stored at @dev's id for another device (the id of an unregistered
- * device is reused by the next one) is not @dev's: the caller may be late.
- *
- * Context: Under rcu_read_lock(), &rdmacg_device.pools_lock or
- * rdmacg_registry_mutex, which keep the result valid.
+ * Context: Under rcu_read_lock(), which keeps the result valid.
  * Return: the pool, or %NULL.
  */
 static struct rdmacg_pool *rdmacg_pool_find(struct rdma_cgroup *cg,
 					    struct rdmacg_device *dev)
 {
-	struct rdmacg_pool *pool = xa_load(&cg->pools, dev->id);
+	struct rdmacg_pool_table *table = rcu_dereference(cg->table);
 
-	return pool && pool->dev == dev ? pool : NULL;
+	if (!table || dev->id >= table->nr)
+		return NULL;
+	return rcu_dereference(table->pool[dev->id]);
+}
+
+/**
+ * rdmacg_pool_find_locked() - look up the pool of @cg for @dev
+ * @cg: a cgroup
+ * @dev: a registered device
+ *
+ * Context: Under rdmacg_registry_mutex or &rdmacg_device.pools_lock, which
+ * keep the result valid.
+ * Return: the pool, or %NULL.
+ */
+static struct rdmacg_pool *rdmacg_pool_find_locked(struct rdma_cgroup *cg,
+						   struct rdmacg_device *dev)
+{
+	struct rdmacg_pool *pool;
+
+	lockdep_assert(lockdep_is_held(&rdmacg_registry_mutex) ||
+		       lockdep_is_held(&dev->pools_lock));
+	/* The table itself may be replaced under us; only RCU keeps it. */
+	rcu_read_lock();
+	pool = rdmacg_pool_find(cg, dev);
+	rcu_read_unlock();
+	return pool;
+}
+
+/**
+ * rdmacg_table_store() - store @pool in the slot of @cg's table for @id
+ * @cg: a cgroup the caller keeps alive
+ * @id: a device id
+ * @pool: the pool
+ *
+ * Replaces the table by a larger copy when @id does not fit.
+ *
+ * Context: Process context; may sleep. Takes &rdma_cgroup.table_lock.
+ * Return: 0 or -ENOMEM.
+ */
+static int rdmacg_table_store(struct rdma_cgroup *cg, u32 id,
+			      struct rdmacg_pool *pool)
+{
+	struct rdmacg_pool_table *table, *bigger;
+	unsigned int nr, i;
+
+	spin_lock(&cg->table_lock);
+	table = rcu_dereference_protected(cg->table,
+					  lockdep_is_held(&cg->table_lock));
+	if (table && id < table->nr)
+		goto store;
+	spin_unlock(&cg->table_lock);
+
+	/*
+	 * Allocate outside the lock, then look again: a pool creation for
+	 * another device may have grown the table meanwhile. Slot @id itself
+	 * is only written under this device's pools_lock, which we hold.
+	 */
+	nr = max_t(unsigned int, RDMACG_TABLE_MIN, roundup_pow_of_two(id + 1));
+	bigger = kzalloc(struct_size(bigger, pool, nr), GFP_KERNEL_ACCOUNT);
+	if (!bigger)
+		return -ENOMEM;
+	bigger->nr = nr;
+
+	spin_lock(&cg->table_lock);
+	table = rcu_dereference_protected(cg->table,
+					  lockdep_is_held(&cg->table_lock));
+	if (table && id < table->nr) {
+		/* another device grew it past @id meanwhile */
+		kfree(bigger);
+		goto store;
+	}
+	/* Pointers copied, not dereferenced. */
+	for (i = 0; table && i < table->nr; i++)
+		RCU_INIT_POINTER(bigger->pool[i], rcu_access_pointer(table->pool[i]));
+	rcu_assign_pointer(cg->table, bigger);
+	if (table)
+		kfree_rcu(table, rcu);
+	table = bigger;
+store:
+	rcu_assign_pointer(table->pool[id], pool);
+	spin_unlock(&cg->table_lock);
+	return 0;
+}
+
+/* Empty the slot of @cg's table for @id, which holds a pool. */
+static void rdmacg_table_clear(struct rdma_cgroup *cg, u32 id)
+{
+	struct rdmacg_pool_table *table;
+
+	spin_lock(&cg->table_lock);
+	table = rcu_dereference_protected(cg->table,
+					  lockdep_is_held(&cg->table_lock));
+	RCU_INIT_POINTER(table->pool[id], NULL);
+	spin_unlock(&cg->table_lock);
+}
+
+/**
+ * rdmacg_pool_add() - create the pool of @cg for @dev
+ * @cg: a non-root cgroup the caller keeps alive, with no pool for @dev
+ * @parent: the pool of @cg's parent, %NULL if that is the root
+ * @dev: the device
+ *
+ * Context: Process context, under &rdmacg_device.pools_lock; may sleep.
+ * Return: the pool, or ERR_PTR(-ENOMEM).
+ */
+static struct rdmacg_pool *rdmacg_pool_add(struct rdma_cgroup *cg,
+					   struct rdmacg_pool *parent,
+					   struct rdmacg_device *dev)
+{
+	enum rdmacg_resource_type type;
+	struct rdmacg_pool *pool;
+
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL_ACCOUNT);
+	if (!pool)
+		return ERR_PTR(-ENOMEM);
+	pool->parent = parent;
+	pool->cg = cg;
+	for (type = 0; type < RDMACG_RESOURCE_MAX; type++)
+		pool->res[type].max = RDMACG_MAX;
+
+	if (rdmacg_table_store(cg, dev->id, pool)) {
+		kfree(pool);
+		return ERR_PTR(-ENOMEM);
+	}
+	list_add(&pool->dev_link, &dev->pools);
+	return pool;
 }
 
 /**
  * __rdmacg_pool_get() - find or create the pool of @cg for @dev
  * @cg: a non-root cgroup the caller keeps alive
  * @dev: the device
+ *
+ * Missing pools are created from the highest missing level down, so that
+ * every pool has its parent. If an allocation fails, the pools created so
+ * far stay; they are complete pools.
  *
  * Context: Process context, under &rdmacg_device.pools_lock; may sleep.
  * Return: the pool, which stays valid while the lock is held;
@@ -252,32 +425,27 @@ static struct rdmacg_pool *rdmacg_pool_find(struct rdma_cgroup *cg,
 static struct rdmacg_pool *__rdmacg_pool_get(struct rdma_cgroup *cg,
 					     struct rdmacg_device *dev)
 {
-	enum rdmacg_resource_type type;
 	struct rdmacg_pool *pool;
-	int ret;
+	struct rdma_cgroup *p, *missing;
 
 	lockdep_assert_held(&dev->pools_lock);
 	if (dev->dead)
 		return ERR_PTR(-ENODEV);
-	pool = rdmacg_pool_find(cg, dev);
-	if (pool)
-		return pool;
-
-	pool = kzalloc(sizeof(*pool), GFP_KERNEL_ACCOUNT);
-	if (!pool)
-		return ERR_PTR(-ENOMEM);
-	pool->dev = dev;
-	pool->cg = cg;
-	for (type = 0; type < RDMACG_RESOURCE_MAX; type++)
-		pool->res[type].max = RDMACG_MAX;
-
-	ret = xa_err(xa_store(&cg->pools, dev->id, pool, GFP_KERNEL_ACCOUNT));
-	if (ret) {
-		kfree(pool);
-		return ERR_PTR(ret);
+	for (;;) {
+		/* Find the highest level without a pool, and its parent's. */
+		missing = NULL;
+		for (p = cg; rdmacg_is_charged(p); p = rdmacg_parent(p)) {
+			pool = rdmacg_pool_find_locked(p, dev);
+			if (pool)
+				break;
+			missing = p;
+		}
+		if (!missing)
+			return pool;
+		pool = rdmacg_pool_add(missing, pool, dev);
+		if (IS_ERR(pool) || missing == cg)
+			return pool;
 	}
-	list_add(&pool->dev_link, &dev->pools);
-	return pool;
 }
 
 /**
@@ -295,11 +463,6 @@ static struct rdmacg_pool *rdmacg_pool_get(struct rdma_cgroup *cg,
 {
 	struct rdmacg_pool *pool;
 
-	rcu_read_lock();
-	pool = rdmacg_pool_find(cg, dev);
-	rcu_read_unlock();
-	if (pool)
-		return pool;
 	mutex_lock(&dev->pools_lock);
 	pool = __rdmacg_pool_get(cg, dev);
 	mutex_unlock(&dev->pools_lock);
@@ -312,12 +475,6 @@ static void rdmacg_pool_free_rcu(struct rcu_head *head)
 
 	kfree(pool->events);
 	kfree(pool);
-}
-
-/* Free an unlinked pool once current RCU readers are done with it. */
-static void rdmacg_pool_free(struct rdmacg_pool *pool)
-{
-	call_rcu(&pool->rcu, rdmacg_pool_free_rcu);
 }
 
 /**
@@ -348,32 +505,6 @@ static struct rdmacg_events *rdmacg_pool_events(struct rdma_cgroup *cg,
 }
 
 /**
- * rdmacg_uncharge_levels() - give back one unit at each level below @stop
- * @from: the charged cgroup
- * @stop: first level not to touch, or %NULL for all levels
- * @dev: the device
- * @type: resource
- *
- * Levels whose pool has gone with its device are skipped.
- *
- * Context: Under rcu_read_lock().
- */
-static void rdmacg_uncharge_levels(struct rdma_cgroup *from,
-				   struct rdma_cgroup *stop,
-				   struct rdmacg_device *dev,
-				   enum rdmacg_resource_type type)
-{
-	struct rdmacg_pool *pool;
-	struct rdma_cgroup *p;
-
-	for (p = from; p != stop && rdmacg_is_charged(p); p = rdmacg_parent(p)) {
-		pool = rdmacg_pool_find(p, dev);
-		if (pool)
-			rdmacg_counter_dec(&pool->res[type]);
-	}
-}
-
-/**
  * rdmacg_charge() - charge one unit to @cg and each of its ancestors
  * @cg: the cgroup that owns the resource, kept alive by the caller
  * @dev: the device
@@ -382,44 +513,49 @@ static void rdmacg_uncharge_levels(struct rdma_cgroup *from,
  *
  * On failure no level keeps a unit.
  *
- * Context: Process context; may sleep to create a missing pool.
+ * Context: Process context; may sleep to create missing pools.
  * Return: 0, -EAGAIN if a limit refused the charge (@limited is set),
- * -ENOMEM, or -ENODEV if @dev is being unregistered.
+ * -ENOMEM, or -ENODEV if @dev is not registered.
  */
 static int rdmacg_charge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 			 enum rdmacg_resource_type type,
 			 struct rdma_cgroup **limited)
 {
-	struct rdmacg_pool *pool;
-	struct rdma_cgroup *p = cg;
+	struct rdmacg_pool *leaf, *pool;
 	int ret = 0;
 
 	rcu_read_lock();
-	while (rdmacg_is_charged(p)) {
-		pool = rdmacg_pool_find(p, dev);
-		if (unlikely(!pool)) {
-			/*
-			 * Create it outside RCU, then look it up again: only
-			 * a lookup under RCU keeps a pool valid.
-			 */
-			rcu_read_unlock();
-			pool = rdmacg_pool_get(p, dev);
-			rcu_read_lock();
-			if (IS_ERR(pool)) {
-				ret = PTR_ERR(pool);
-				break;
-			}
-			continue;
+	for (;;) {
+		if (unlikely(READ_ONCE(dev->dead))) {
+			ret = -ENODEV;
+			goto out;
 		}
-		if (!rdmacg_counter_try_inc(&pool->res[type])) {
-			*limited = p;
+		if (!rdmacg_is_charged(cg))
+			goto out;
+		leaf = rdmacg_pool_find(cg, dev);
+		if (likely(leaf))
+			break;
+		/*
+		 * Create the pools outside RCU, then look up again: only a
+		 * lookup under RCU keeps a pool valid.
+		 */
+		rcu_read_unlock();
+		ret = PTR_ERR_OR_ZERO(rdmacg_pool_get(cg, dev));
+		rcu_read_lock();
+		if (ret)
+			goto out;
+	}
+
+	for (pool = leaf; pool; pool = pool->parent) {
+		if (unlikely(!rdmacg_counter_try_inc(&pool->res[type]))) {
+			*limited = pool->cg;
 			ret = -EAGAIN;
+			for (; leaf != pool; leaf = leaf->parent)
+				rdmacg_counter_dec(&leaf->res[type]);
 			break;
 		}
-		p = rdmacg_parent(p);
 	}
-	if (ret)
-		rdmacg_uncharge_levels(cg, p, dev, type);
+out:
 	rcu_read_unlock();
 	return ret;
 }
@@ -451,9 +587,9 @@ static void rdmacg_events_add(struct rdmacg_events *events,
  * Counts the failure at @cg and its ancestors, the limit hit at @limited and
  * its ancestors, and wakes the readers of the files that changed. Levels
  * whose counters exist are counted under RCU. The first event of a level
- * takes the device's pools_lock to allocate its counters, and its pool if
- * the refused charge never reached it, since that level's rdma.events
- * reports what happened below it. If memory runs out the event is not
+ * takes the device's pools_lock to allocate its counters (every level
+ * already has a pool: the refused charge found its cgroup's, and pools are
+ * created with their ancestors). If memory runs out the event is not
  * counted at that level.
  *
  * Context: Process context; may sleep.
@@ -473,7 +609,8 @@ static void rdmacg_count_refusal(struct rdma_cgroup *cg,
 			at_limit = true;
 
 		rcu_read_lock();
-		pool = rdmacg_pool_find(p, dev);
+		/* A dead device's id may belong to another device by now. */
+		pool = READ_ONCE(dev->dead) ? NULL : rdmacg_pool_find(p, dev);
 		/* Pairs with the release in rdmacg_pool_events(). */
 		events = pool ? smp_load_acquire(&pool->events) : NULL;
 		if (events)
@@ -523,8 +660,6 @@ int rdmacg_try_charge(struct rdma_cgroup **rdmacg,
 
 	if (type >= RDMACG_RESOURCE_MAX)
 		return -EINVAL;
-	if (unlikely(READ_ONCE(dev->dead)))
-		return -ENODEV;
 
 	cg = rdmacg_of(task_get_css(current, rdma_cgrp_id));
 	ret = rdmacg_charge(cg, dev, type, &limited);
@@ -553,10 +688,15 @@ EXPORT_SYMBOL(rdmacg_try_charge);
 void rdmacg_uncharge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 		     enum rdmacg_resource_type type)
 {
-	if (!WARN_ON_ONCE(type >= RDMACG_RESOURCE_MAX) &&
-	    likely(!READ_ONCE(dev->dead))) {
+	struct rdmacg_pool *pool;
+
+	if (!WARN_ON_ONCE(type >= RDMACG_RESOURCE_MAX)) {
 		rcu_read_lock();
-		rdmacg_uncharge_levels(cg, NULL, dev, type);
+		if (likely(!READ_ONCE(dev->dead))) {
+			pool = rdmacg_pool_find(cg, dev);
+			for (; pool; pool = pool->parent)
+				rdmacg_counter_dec(&pool->res[type]);
+		}
 		rcu_read_unlock();
 	}
 	css_put(&cg->css);
@@ -589,11 +729,12 @@ void rdmacg_register_device(struct rdmacg_device *dev)
 		pr_warn("rdmacg: cannot account for device %s\n", dev->name);
 		return;
 	}
-	dev->id = id;
-	WRITE_ONCE(dev->dead, false);
-
+	/* Listed before any pool can be made, so that css_free finds them. */
 	mutex_lock(&rdmacg_registry_mutex);
+	dev->id = id;
 	list_add_tail(&dev->dev_node, &rdmacg_registry);
+	/* Lockless readers that see the device alive see its id too. */
+	smp_store_release(&dev->dead, false);
 	mutex_unlock(&rdmacg_registry_mutex);
 }
 EXPORT_SYMBOL(rdmacg_register_device);
@@ -605,7 +746,11 @@ EXPORT_SYMBOL(rdmacg_register_device);
  * Frees every cgroup's pool for @dev, limits and counters included. The
  * caller should have released all charges first; a charge still
  * outstanding is forgotten and its later uncharge only drops the cgroup
- * reference. Concurrent charges fail with -ENODEV or are forgotten too.
+ * reference. It waits for one RCU grace period, for the lockless charges
+ * and uncharges that saw @dev alive. The caller must still make sure that
+ * no call on @dev is running or can start once this returns (the RDMA core
+ * closes every uverbs file of a device first), since the struct may then
+ * be freed or registered again.
  *
  * Context: Process context; may sleep.
  */
@@ -626,12 +771,21 @@ void rdmacg_unregister_device(struct rdmacg_device *dev)
 	list_splice_init(&dev->pools, &pools);
 	mutex_unlock(&dev->pools_lock);
 
-	list_for_each_entry_safe(pool, next, &pools, dev_link) {
-		xa_erase(&pool->cg->pools, dev->id);
-		rdmacg_pool_free(pool);
-	}
+	list_for_each_entry(pool, &pools, dev_link)
+		rdmacg_table_clear(pool->cg, dev->id);
 	mutex_unlock(&rdmacg_registry_mutex);
 
+	/*
+	 * Charges, uncharges and refusal counts that saw @dev alive hold
+	 * pools of it, or will look its id up, until their read-side
+	 * critical sections end. Only then are the pools freed and the id
+	 * given to another device.
+	 */
+	synchronize_rcu();
+	list_for_each_entry_safe(pool, next, &pools, dev_link) {
+		kfree(pool->events);
+		kfree(pool);
+	}
 	ida_free(&rdmacg_ids, dev->id);
 }
 EXPORT_SYMBOL(rdmacg_unregister_device);
@@ -851,7 +1005,7 @@ static void rdmacg_print_values(struct seq_file *seq, struct rdma_cgroup *cg,
 
 	mutex_lock(&rdmacg_registry_mutex);
 	list_for_each_entry(dev, &rdmacg_registry, dev_node) {
-		pool = rdmacg_pool_find(cg, dev);
+		pool = rdmacg_pool_find_locked(cg, dev);
 		seq_puts(seq, dev->name);
 		for (i = 0; i < RDMACG_RESOURCE_MAX; i++) {
 			if (pool)
@@ -885,7 +1039,7 @@ static void rdmacg_print_events(struct seq_file *seq, struct rdma_cgroup *cg,
 
 	mutex_lock(&rdmacg_registry_mutex);
 	list_for_each_entry(dev, &rdmacg_registry, dev_node) {
-		pool = rdmacg_pool_find(cg, dev);
+		pool = rdmacg_pool_find_locked(cg, dev);
 		/* Pairs with the release in rdmacg_pool_events(). */
 		events = pool ? smp_load_acquire(&pool->events) : NULL;
 		seq_puts(seq, dev->name);
@@ -957,29 +1111,42 @@ rdmacg_alloc_css(struct cgroup_subsys_state *parent)
 	cg = kzalloc(sizeof(*cg), GFP_KERNEL);
 	if (!cg)
 		return ERR_PTR(-ENOMEM);
-	xa_init_flags(&cg->pools, XA_FLAGS_ACCOUNT);
+	spin_lock_init(&cg->table_lock);
 	return &cg->css;
 }
 
 /*
- * No charge is left here (each one pinned the css), so only an
- * unregistration can race with us; rdmacg_registry_mutex keeps it out.
+ * No charge is left here (each one pinned the css), nor anyone who could
+ * create a pool, so only an unregistration can race with us, and only to
+ * clear slots of the table; rdmacg_registry_mutex keeps it out. Every pool
+ * in the table belongs to a registered device.
  */
 static void rdmacg_free_css(struct cgroup_subsys_state *css)
 {
 	struct rdma_cgroup *cg = rdmacg_of(css);
+	struct rdmacg_pool_table *table;
+	struct rdmacg_device *dev;
 	struct rdmacg_pool *pool;
-	unsigned long id;
 
+	/* Nobody else can reach @cg any more. */
+	table = rcu_dereference_protected(cg->table, true);
+	if (!table)
+		goto out;
 	mutex_lock(&rdmacg_registry_mutex);
-	xa_for_each(&cg->pools, id, pool) {
-		mutex_lock(&pool->dev->pools_lock);
+	list_for_each_entry(dev, &rdmacg_registry, dev_node) {
+		if (dev->id >= table->nr)
+			continue;
+		pool = rcu_dereference_protected(table->pool[dev->id], true);
+		if (!pool)
+			continue;
+		mutex_lock(&dev->pools_lock);
 		list_del(&pool->dev_link);
-		mutex_unlock(&pool->dev->pools_lock);
-		rdmacg_pool_free(pool);
+		mutex_unlock(&dev->pools_lock);
+		call_rcu(&pool->rcu, rdmacg_pool_free_rcu);
 	}
-	xa_destroy(&cg->pools);
 	mutex_unlock(&rdmacg_registry_mutex);
+	kfree_rcu(table, rcu);
+out:
 	kfree(cg);
 }
 

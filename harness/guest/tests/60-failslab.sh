@@ -7,8 +7,9 @@
 # (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER) requires a return address in
 # the address range of rdma.c's functions, taken from /proc/kallsyms, so an
 # allocation fails only when rdma.c is on the stack: the pool of a cgroup
-# (kzalloc in __rdmacg_pool_get()) and the xarray node that xa_store()
-# needs to index it.  Which task fails, and when, is chosen with
+# (kzalloc in rdmacg_pool_add()) and the cgroup's pool table, an array
+# indexed by device id (kzalloc in rdmacg_table_store(), the first time a
+# cgroup gets a pool and when a device id does not fit).  Which task fails, and when, is chosen with
 # /proc/thread-self/fail-nth: armed with N just before one operation, the
 # N-th such allocation of that task fails and none other does.  Sweeping N
 # = 1, 2, ... until the operation goes through untouched fails each of the
@@ -19,12 +20,11 @@
 #     cgroups) fails with ENOMEM and rdma.current is unchanged in every
 #     cgroup, the levels already charged having been given back;
 #   - the step with no fault succeeds and is charged exactly.
-# xa_store() retries a node allocation that failed under its lock with
-# GFP_KERNEL, so one fault there is absorbed; to fail xa_store() itself a
-# second device is needed (on siw0 alone the pool is stored at index 0,
-# which needs no node): rxe0 on lo, and every allocation of the task that
-# comes from rdma.c but not through __kmalloc_cache_noprof() (the pool's
-# kzalloc) is failed, with probability 100, task-filter and make-it-fail.
+# A fault that a retry absorbs would be counted as such (there is none
+# now).  Then the table alone is failed, on a second device (rxe0 on lo):
+# every allocation of the task that comes from rdma.c but not through
+# __kmalloc_cache_noprof() (the pool's fixed-size kzalloc; the table's size
+# varies) is failed, with probability 100, task-filter and make-it-fail.
 # Afterwards, with injection off, everything works; nothing leaked
 # (kmemleak) and the kernel log has no splat.
 #
@@ -39,12 +39,7 @@ TMP=${TMPDIR:-/tmp}/60-failslab.$$
 MIN_AGE=6	# kmemleak reports nothing younger than 5 s
 MAX_NTH=12	# no operation here makes that many allocations in rdma.c
 
-n=0
-failed=0
-pass() { n=$((n + 1)); echo "ok $n $1"; }
-fail() { n=$((n + 1)); echo "not ok $n $1"; failed=1; }
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
-diag() { sed 's/^/# /'; }
+. /lib/harness/tap.sh
 
 KNOBS="probability interval times space verbose task-filter ignore-gfp-wait
 cache-filter stacktrace-depth require-start require-end reject-start reject-end"
@@ -270,8 +265,7 @@ for nth in $(seq "$MAX_NTH"); do
 		fi
 		;;
 	"ok injected="[01])
-		# injected=1: a fault that a retry absorbed (xa_store() tries
-		# GFP_NOWAIT under its lock, then GFP_KERNEL)
+		# injected=1: a fault that a retry absorbed (none expected)
 		if ! echo "$after" | grep -qx "$limit"; then
 			echo "# nth=$nth: $out, but rdma.max is \"$after\""
 			ok2=0
@@ -411,18 +405,18 @@ else
 fi
 find "$FI" -mindepth 1 -depth -type d -exec rmdir {} \;
 
-# 5, 6: xa_store() failing for good, on a second device.
-xa_why=
+# 5, 6: the pool table's allocation failing for good, on a second device.
+tbl_why=
 if ! rdma link add rxe0 type rxe netdev lo >"$TMP/rxe" 2>&1; then
-	xa_why="cannot add rxe0 on lo: $(head -n 1 "$TMP/rxe")"
+	tbl_why="cannot add rxe0 on lo: $(head -n 1 "$TMP/rxe")"
 elif ! rxe_added=1 || [ ! -d /sys/class/infiniband/rxe0 ]; then
-	xa_why="rxe0 did not appear"
+	tbl_why="rxe0 did not appear"
 elif ! kr=$(func_range __kmalloc_cache_noprof) || [ -z "$kr" ]; then
-	xa_why="no __kmalloc_cache_noprof in /proc/kallsyms"
+	tbl_why="no __kmalloc_cache_noprof in /proc/kallsyms"
 fi
-# Does a pool of rxe0 need an xarray node at all?  A fail-nth sweep of the
-# limit write counts its allocations in rdma.c: the pool, then the node.
-if [ -z "$xa_why" ]; then
+# A fail-nth sweep of the limit write counts its allocations in rdma.c:
+# the pool, then the table.
+if [ -z "$tbl_why" ]; then
 	points=0
 	results=
 	for nth in $(seq "$MAX_NTH"); do
@@ -436,11 +430,11 @@ if [ -z "$xa_why" ]; then
 	done
 	echo "# rdma.max write for rxe0 in a fresh cgroup, fail-nth 1..$nth: ${results#, }"
 	find "$FI" -mindepth 1 -depth -type d -exec rmdir {} \;
-	[ "$points" -ge 2 ] || xa_why="rxe0's pool needs no xarray node (its device id is 0?)"
+	[ "$points" -ge 2 ] || tbl_why="a limit write in a fresh cgroup made fewer than 2 allocations in rdma.c"
 fi
-if [ -n "$xa_why" ]; then
-	skip "xa_store node allocation fails: rdma.max write for rxe0 gets ENOMEM, file unchanged" "$xa_why"
-	skip "xa_store node allocation fails: rxe0 context gets ENOMEM, rdma.current unchanged" "$xa_why"
+if [ -n "$tbl_why" ]; then
+	skip "pool table allocation fails: rdma.max write for rxe0 gets ENOMEM, file unchanged" "$tbl_why"
+	skip "pool table allocation fails: rxe0 context gets ENOMEM, rdma.current unchanged" "$tbl_why"
 else
 	# shellcheck disable=SC2086
 	set -- $kr
@@ -457,9 +451,9 @@ else
 	fs_set times $TIMES
 	injected_total=$((injected_total + inj))
 	if [ "$out" = "write ENOMEM" ] && [ "$after" = "$before" ] && [ "$inj" -ge 1 ]; then
-		pass "xa_store node allocation fails ($inj faults): rdma.max write for rxe0 gets ENOMEM, file unchanged"
+		pass "pool table allocation fails ($inj faults): rdma.max write for rxe0 gets ENOMEM, file unchanged"
 	else
-		fail "xa_store node allocation fails ($inj faults): rdma.max write for rxe0 gets ENOMEM, file unchanged"
+		fail "pool table allocation fails ($inj faults): rdma.max write for rxe0 gets ENOMEM, file unchanged"
 		echo "result \"$out\"; rdma.max before: $before; after: $after" | diag
 	fi
 
@@ -471,12 +465,12 @@ else
 	case "$out" in
 	*" ctx_ok=0 ctx_err=ENOMEM "*)
 		if check_current rxe0 && check_current "$DEV" && [ "$inj" -ge 1 ]; then
-			pass "xa_store node allocation fails ($inj faults): rxe0 context gets ENOMEM, rdma.current unchanged"
+			pass "pool table allocation fails ($inj faults): rxe0 context gets ENOMEM, rdma.current unchanged"
 		else
-			fail "xa_store node allocation fails ($inj faults): rxe0 context gets ENOMEM, rdma.current unchanged"
+			fail "pool table allocation fails ($inj faults): rxe0 context gets ENOMEM, rdma.current unchanged"
 		fi ;;
 	*)
-		fail "xa_store node allocation fails ($inj faults): rxe0 context gets ENOMEM, rdma.current unchanged"
+		fail "pool table allocation fails ($inj faults): rxe0 context gets ENOMEM, rdma.current unchanged"
 		diag <"$TMP/out" ;;
 	esac
 	fs_set probability 0

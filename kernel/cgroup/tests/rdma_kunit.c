@@ -57,12 +57,40 @@ static struct rdmacg_device *rdmacg_test_device(struct kunit *test,
 	return device;
 }
 
+/* The pool of @cg for @device, or NULL. */
+static struct rdmacg_pool *rdmacg_test_pool(struct rdma_cgroup *cg,
+					    struct rdmacg_device *device)
+{
+	struct rdmacg_pool *pool;
+
+	rcu_read_lock();
+	pool = rdmacg_pool_find(cg, device);
+	rcu_read_unlock();
+	return pool;
+}
+
+/* Whether @cg has no pool for any device. */
+static bool rdmacg_test_no_pools(struct rdma_cgroup *cg)
+{
+	struct rdmacg_pool_table *table;
+	bool empty = true;
+	unsigned int i;
+
+	rcu_read_lock();
+	table = rcu_dereference(cg->table);
+	for (i = 0; table && i < table->nr; i++)
+		if (rcu_access_pointer(table->pool[i]))
+			empty = false;
+	rcu_read_unlock();
+	return empty;
+}
+
 /* The counter of @cg for @device, or NULL when there is no pool. */
 static struct rdmacg_counter *rdmacg_test_res(struct rdma_cgroup *cg,
 					      struct rdmacg_device *device,
 					      enum rdmacg_resource_type index)
 {
-	struct rdmacg_pool *pool = xa_load(&cg->pools, device->id);
+	struct rdmacg_pool *pool = rdmacg_test_pool(cg, device);
 
 	return pool ? &pool->res[index] : NULL;
 }
@@ -81,7 +109,7 @@ static int rdmacg_test_event(struct rdma_cgroup *cg,
 			     enum rdmacg_resource_type index,
 			     enum rdmacg_event ev)
 {
-	struct rdmacg_pool *pool = xa_load(&cg->pools, device->id);
+	struct rdmacg_pool *pool = rdmacg_test_pool(cg, device);
 
 	if (!pool || !pool->events)
 		return 0;
@@ -187,7 +215,7 @@ static void rdmacg_test_parse_table(struct kunit *test)
 		rdmacg_test_set(test, cg, TEST_DEV_NAME " hca_handle=7 hca_object=9");
 		ret = rdmacg_set_max(cg, t->input, strlen(t->input));
 		KUNIT_EXPECT_EQ_MSG(test, ret, t->ret, "case %d \"%s\"", i, t->input);
-		pool = xa_load(&cg->pools, device->id);
+		pool = rdmacg_test_pool(cg, device);
 		KUNIT_ASSERT_NOT_NULL(test, pool);
 		KUNIT_EXPECT_EQ_MSG(test, pool->res[RDMACG_RESOURCE_HCA_HANDLE].max,
 				    t->handle, "case %d \"%s\"", i, t->input);
@@ -256,7 +284,7 @@ static void rdmacg_test_refusal_levels(struct kunit *test)
 					rdmacg_test_usage(lvl[i], device,
 							  RDMACG_RESOURCE_HCA_HANDLE));
 		}
-		KUNIT_EXPECT_NULL(test, xa_load(&root->pools, device->id));
+		KUNIT_EXPECT_NULL(test, rdmacg_test_pool(root, device));
 
 		rdmacg_uncharge(lvl[2], device, r);
 		for (i = 0; i < 3; i++)
@@ -373,18 +401,18 @@ static void rdmacg_test_pool_lifetime(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_count_pools(device));
 	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_charge(root, device, r));
-	KUNIT_EXPECT_TRUE(test, xa_empty(&root->pools));
+	KUNIT_EXPECT_TRUE(test, rdmacg_test_no_pools(root));
 	rdmacg_uncharge(root, device, r);
 
 	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(b, device, r));
 	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_count_pools(device));
-	KUNIT_EXPECT_TRUE(test, xa_empty(&root->pools));
-	pool = xa_load(&b->pools, device->id);
+	KUNIT_EXPECT_TRUE(test, rdmacg_test_no_pools(root));
+	pool = rdmacg_test_pool(b, device);
 	KUNIT_EXPECT_NOT_NULL(test, pool);
 	rdmacg_uncharge(b, device, r);
-	KUNIT_EXPECT_PTR_EQ(test, pool, xa_load(&b->pools, device->id));
+	KUNIT_EXPECT_PTR_EQ(test, pool, rdmacg_test_pool(b, device));
 	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(b, device, r));
-	KUNIT_EXPECT_PTR_EQ(test, pool, xa_load(&b->pools, device->id));
+	KUNIT_EXPECT_PTR_EQ(test, pool, rdmacg_test_pool(b, device));
 	rdmacg_uncharge(b, device, r);
 	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_count_pools(device));
 
@@ -395,11 +423,98 @@ static void rdmacg_test_pool_lifetime(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, rdmacg_set_max(other, TEST_DEV_NAME, strlen(TEST_DEV_NAME)));
 	KUNIT_EXPECT_EQ(test, -EINVAL, rdmacg_set_max(other, TEST_DEV_NAME " x=1",
 						      strlen(TEST_DEV_NAME " x=1")));
-	KUNIT_EXPECT_TRUE(test, xa_empty(&other->pools));
+	KUNIT_EXPECT_TRUE(test, rdmacg_test_no_pools(other));
 	rdmacg_test_set(test, other, TEST_DEV_NAME " hca_handle=max");
 	KUNIT_EXPECT_EQ(test, 3, rdmacg_test_count_pools(device));
 	rdmacg_free_css(&other->css);
 	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_count_pools(device));
+}
+
+#define RDMACG_TEST_DEVICES	(2 * RDMACG_TABLE_MIN + 1)
+
+/*
+ * Each pool points to its parent cgroup's pool for the same device, created
+ * first, whether by a charge or a limit write; the table grows with the
+ * device ids and keeps the pools it held.
+ */
+static void rdmacg_test_pool_tree(struct kunit *test)
+{
+	static const char *const names[RDMACG_TEST_DEVICES] = {
+		"kunit_t0", "kunit_t1", "kunit_t2", "kunit_t3", "kunit_t4",
+		"kunit_t5", "kunit_t6", "kunit_t7", "kunit_t8",
+	};
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	struct rdmacg_device *dev[RDMACG_TEST_DEVICES];
+	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
+	struct rdma_cgroup *a = rdmacg_test_cg(test, root);
+	struct rdma_cgroup *b = rdmacg_test_cg(test, a);
+	struct rdma_cgroup *c = rdmacg_test_cg(test, b);
+	struct rdmacg_pool *first_b, *first_c;
+	struct rdmacg_pool_table *table;
+	char text[32];
+	unsigned int nr;
+	int i;
+
+	dev[0] = rdmacg_test_device(test, names[0]);
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(c, dev[0], r));
+	first_c = rdmacg_test_pool(c, dev[0]);
+	first_b = rdmacg_test_pool(b, dev[0]);
+	KUNIT_ASSERT_NOT_NULL(test, first_c);
+	KUNIT_ASSERT_NOT_NULL(test, first_b);
+
+	/* Odd devices get their chain from a charge, even ones from a limit. */
+	for (i = 1; i < RDMACG_TEST_DEVICES; i++) {
+		dev[i] = rdmacg_test_device(test, names[i]);
+		if (i % 2) {
+			KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(c, dev[i], r));
+		} else {
+			snprintf(text, sizeof(text), "%s hca_object=3", names[i]);
+			rdmacg_test_set(test, c, text);
+		}
+	}
+	rdmacg_test_set(test, c, "kunit_t0 hca_handle=4 hca_object=5");
+
+	rcu_read_lock();
+	table = rcu_dereference(c->table);
+	nr = table ? table->nr : 0;
+	rcu_read_unlock();
+	KUNIT_EXPECT_GT(test, nr, dev[RDMACG_TEST_DEVICES - 1]->id);
+
+	KUNIT_EXPECT_PTR_EQ(test, first_c, rdmacg_test_pool(c, dev[0]));
+	KUNIT_EXPECT_PTR_EQ(test, first_b, rdmacg_test_pool(b, dev[0]));
+	for (i = 0; i < RDMACG_TEST_DEVICES; i++) {
+		struct rdmacg_pool *pc = rdmacg_test_pool(c, dev[i]);
+		struct rdmacg_pool *pb = rdmacg_test_pool(b, dev[i]);
+		struct rdmacg_pool *pa = rdmacg_test_pool(a, dev[i]);
+
+		KUNIT_ASSERT_NOT_NULL_MSG(test, pc, "device %d", i);
+		KUNIT_ASSERT_NOT_NULL_MSG(test, pb, "device %d", i);
+		KUNIT_ASSERT_NOT_NULL_MSG(test, pa, "device %d", i);
+		KUNIT_EXPECT_PTR_EQ_MSG(test, pb, pc->parent, "device %d", i);
+		KUNIT_EXPECT_PTR_EQ_MSG(test, pa, pb->parent, "device %d", i);
+		KUNIT_EXPECT_NULL_MSG(test, pa->parent, "device %d", i);
+		KUNIT_EXPECT_PTR_EQ(test, c, pc->cg);
+		KUNIT_EXPECT_PTR_EQ(test, a, pa->cg);
+		KUNIT_EXPECT_NULL(test, rdmacg_test_pool(root, dev[i]));
+		/* charged: device 0 and the odd ones, once each */
+		KUNIT_EXPECT_EQ_MSG(test, i == 0 || i % 2, rdmacg_test_usage(a, dev[i], r),
+				    "device %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, i == 0 || i % 2, rdmacg_test_usage(c, dev[i], r),
+				    "device %d", i);
+	}
+	KUNIT_EXPECT_EQ(test, 5, rdmacg_test_res(c, dev[0], r)->max);
+	KUNIT_EXPECT_EQ(test, 4, rdmacg_test_res(c, dev[0],
+						 RDMACG_RESOURCE_HCA_HANDLE)->max);
+	KUNIT_EXPECT_EQ(test, 3, rdmacg_test_res(c, dev[2], r)->max);
+
+	for (i = 0; i < RDMACG_TEST_DEVICES; i++)
+		if (i == 0 || i % 2)
+			rdmacg_uncharge(c, dev[i], r);
+	for (i = 0; i < RDMACG_TEST_DEVICES; i++) {
+		KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(a, dev[i], r));
+		KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(b, dev[i], r));
+		KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(c, dev[i], r));
+	}
 }
 
 /*
@@ -424,8 +539,8 @@ static void rdmacg_test_unregister_outstanding(struct kunit *test)
 
 	rdmacg_unregister_device(old);
 	KUNIT_EXPECT_TRUE(test, old->dead);
-	KUNIT_EXPECT_TRUE(test, xa_empty(&a->pools));
-	KUNIT_EXPECT_TRUE(test, xa_empty(&b->pools));
+	KUNIT_EXPECT_TRUE(test, rdmacg_test_no_pools(a));
+	KUNIT_EXPECT_TRUE(test, rdmacg_test_no_pools(b));
 	KUNIT_EXPECT_TRUE(test, list_empty(&old->pools));
 	KUNIT_EXPECT_EQ(test, -ENODEV, rdmacg_set_max(a, TEST_DEV_NAME " hca_object=1",
 						      strlen(TEST_DEV_NAME " hca_object=1")));
@@ -514,6 +629,7 @@ struct rdmacg_test_worker {
 	int			refused;
 	int			gone;
 	int			other;
+	char			name[16];	/* of its own device, if any */
 };
 
 #define RDMACG_TEST_ROUNDS	1000
@@ -645,6 +761,76 @@ static void rdmacg_test_concurrent(struct kunit *test)
 }
 
 /*
+ * Workers on different devices charge in one cgroup whose pool table does
+ * not exist yet, so they race to create it and their pools, while limit
+ * writes for more devices grow the table under them (KASAN watches the old
+ * tables). Nothing is refused, every pool ends up in place with the right
+ * parent, and everything is given back.
+ */
+static void rdmacg_test_table_race(struct kunit *test)
+{
+	static const char *const names[RDMACG_TEST_DEVICES] = {
+		"kunit_g0", "kunit_g1", "kunit_g2", "kunit_g3", "kunit_g4",
+		"kunit_g5", "kunit_g6", "kunit_g7", "kunit_g8",
+	};
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	struct rdmacg_device *wdev[RDMACG_TEST_WORKERS];
+	struct rdmacg_device *more[RDMACG_TEST_DEVICES];
+	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
+	struct rdma_cgroup *a = rdmacg_test_cg(test, root);
+	struct rdma_cgroup *c = rdmacg_test_cg(test, a);
+	struct rdmacg_test_worker *w;
+	DECLARE_COMPLETION_ONSTACK(go);
+	int i, started, written = 0;
+	char text[32];
+
+	w = kunit_kcalloc(test, RDMACG_TEST_WORKERS, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	for (i = 0; i < RDMACG_TEST_WORKERS; i++) {
+		snprintf(w[i].name, sizeof(w[i].name), "kunit_w%d", i);
+		wdev[i] = rdmacg_test_device(test, w[i].name);
+		w[i].cg = c;
+		w[i].dev = wdev[i];
+	}
+	for (i = 0; i < RDMACG_TEST_DEVICES; i++)
+		more[i] = rdmacg_test_device(test, names[i]);
+
+	/* No assertion may end the test while workers run. */
+	started = rdmacg_test_start(w, RDMACG_TEST_WORKERS, &go);
+	for (i = 0; i < RDMACG_TEST_DEVICES; i++) {
+		snprintf(text, sizeof(text), "%s hca_object=%d", names[i], i + 1);
+		if (!rdmacg_set_max(c, text, strlen(text)))
+			written++;
+	}
+	for (i = 0; i < started; i++)
+		wait_for_completion(&w[i].done);
+	KUNIT_ASSERT_EQ(test, started, RDMACG_TEST_WORKERS);
+	KUNIT_EXPECT_EQ(test, RDMACG_TEST_DEVICES, written);
+
+	for (i = 0; i < RDMACG_TEST_WORKERS; i++) {
+		KUNIT_EXPECT_EQ(test, 0, w[i].other + w[i].gone + w[i].refused);
+		KUNIT_EXPECT_EQ(test, RDMACG_TEST_ROUNDS * RDMACG_TEST_BURST,
+				w[i].charged);
+		KUNIT_ASSERT_NOT_NULL(test, rdmacg_test_pool(c, wdev[i]));
+		KUNIT_ASSERT_NOT_NULL(test, rdmacg_test_pool(a, wdev[i]));
+		KUNIT_EXPECT_PTR_EQ(test, rdmacg_test_pool(a, wdev[i]),
+				    rdmacg_test_pool(c, wdev[i])->parent);
+		KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(c, wdev[i], r));
+		KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(a, wdev[i], r));
+		/* one worker per device, holding up to a burst at a time */
+		KUNIT_EXPECT_EQ(test, RDMACG_TEST_BURST,
+				atomic_read(&rdmacg_test_res(a, wdev[i], r)->peak));
+	}
+	for (i = 0; i < RDMACG_TEST_DEVICES; i++) {
+		KUNIT_ASSERT_NOT_NULL(test, rdmacg_test_res(c, more[i], r));
+		KUNIT_EXPECT_EQ(test, i + 1, rdmacg_test_res(c, more[i], r)->max);
+		KUNIT_ASSERT_NOT_NULL(test, rdmacg_test_pool(c, more[i]));
+		KUNIT_EXPECT_PTR_EQ(test, rdmacg_test_pool(a, more[i]),
+				    rdmacg_test_pool(c, more[i])->parent);
+	}
+}
+
+/*
  * Unregistration while workers charge and create pools: every pool goes,
  * none is created afterwards, and nothing is touched after being freed
  * (KASAN watches). Workers stop once their charges fail with -ENODEV.
@@ -678,9 +864,9 @@ static void rdmacg_test_unregister_race(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, started, RDMACG_TEST_WORKERS);
 
 	KUNIT_EXPECT_TRUE(test, list_empty(&dev->pools));
-	KUNIT_EXPECT_TRUE(test, xa_empty(&parent->pools));
+	KUNIT_EXPECT_TRUE(test, rdmacg_test_no_pools(parent));
 	for (i = 0; i < RDMACG_TEST_WORKERS; i++) {
-		KUNIT_EXPECT_TRUE(test, xa_empty(&child[i]->pools));
+		KUNIT_EXPECT_TRUE(test, rdmacg_test_no_pools(child[i]));
 		KUNIT_EXPECT_EQ(test, 0, w[i].other);
 	}
 	KUNIT_EXPECT_GT(test, w[0].charged, 0);
@@ -694,9 +880,11 @@ static struct kunit_case rdmacg_test_cases[] = {
 	KUNIT_CASE(rdmacg_test_limit_below_usage),
 	KUNIT_CASE(rdmacg_test_no_wrap),
 	KUNIT_CASE(rdmacg_test_pool_lifetime),
+	KUNIT_CASE(rdmacg_test_pool_tree),
 	KUNIT_CASE(rdmacg_test_unregister_outstanding),
 	KUNIT_CASE(rdmacg_test_file_format),
 	KUNIT_CASE_SLOW(rdmacg_test_concurrent),
+	KUNIT_CASE_SLOW(rdmacg_test_table_race),
 	KUNIT_CASE_SLOW(rdmacg_test_unregister_race),
 	{}
 };
