@@ -24,20 +24,25 @@ enum rdmacg_resource_type {
 
 #ifdef CONFIG_CGROUP_RDMA
 
+struct rdmacg_pool;
 struct rdmacg_pool_table;
 
 /**
  * struct rdma_cgroup - per-cgroup state of the RDMA controller
  * @css: the cgroup core's state, embedded
- * @table: this cgroup's pools, indexed by &rdmacg_device.id; read under RCU
- * @table_lock: serialises the writers of @table and of its slots
+ * @pool0: this cgroup's pool for the device with id 0 (the first one
+ *	registered, often the only one); read under RCU
+ * @table: this cgroup's pools for the devices with higher ids, indexed by
+ *	&rdmacg_device.id - 1; read under RCU
+ * @table_lock: serialises the writers of @pool0, @table and its slots
  * @events_file: handle of rdma.events, for change notification
  * @events_local_file: handle of rdma.events.local, for change notification
  */
 struct rdma_cgroup {
 	struct cgroup_subsys_state	css;
+	struct rdmacg_pool __rcu	*pool0;
 	struct rdmacg_pool_table __rcu	*table;
-	spinlock_t			table_lock;	/* guards writes to @table */
+	spinlock_t			table_lock;	/* guards writes of the slots */
 	struct cgroup_file		events_file;
 	struct cgroup_file		events_local_file;
 };
@@ -49,7 +54,7 @@ struct rdma_cgroup {
  * @pools_lock: serialises pool creation against unregistration
  * @name: name shown in and matched against the interface files; set by
  *	the owner before registration
- * @id: index of this device's pools in &rdma_cgroup.table
+ * @id: which slot of each &struct rdma_cgroup holds this device's pool
  * @dead: set until registration is complete (for good if no id could be
  *	allocated) and once unregistration has begun; no pool is created
  *	while it is set

@@ -61,13 +61,14 @@
  *   check it first; holders of rdmacg_registry_mutex only use devices on
  *   the list.
  *
- * rdma_cgroup.table is an array of pool pointers indexed by device id,
- *   replaced by a larger copy when a device id does not fit. rdma_cgroup.
- *   table_lock (per cgroup) serialises the writers of the pointer and of the
- *   slots (pool creation, for any device, and unregistration); readers use
- *   RCU only, and replaced tables are freed after a grace period. So table
- *   lookups are made under rcu_read_lock() even by holders of a mutex, who
- *   only rely on the mutex to keep the pool they found.
+ * rdma_cgroup.pool0 holds the pool of device id 0, and rdma_cgroup.table,
+ *   an array of pool pointers, those of the higher ids; the array is
+ *   replaced by a larger copy when an id does not fit. rdma_cgroup.
+ *   table_lock (per cgroup) serialises the writers of the slots and of the
+ *   array pointer (pool creation, for any device, and unregistration);
+ *   readers use RCU only, and replaced arrays are freed after a grace
+ *   period. So lookups are made under rcu_read_lock() even by holders of a
+ *   mutex, who only rely on the mutex to keep the pool they found.
  *
  * RCU: pools are freed after a grace period, so a pool found under
  *   rcu_read_lock() in a cgroup that the caller pins (see below), and every
@@ -187,10 +188,10 @@ struct rdmacg_pool {
 };
 
 /**
- * struct rdmacg_pool_table - the pools of one cgroup
+ * struct rdmacg_pool_table - the pools of one cgroup for device ids from 1
  * @rcu: frees a table once a larger one has replaced it
  * @nr: number of slots
- * @pool: the pool for each device id, %NULL where there is none
+ * @pool: the pool for device id i + 1 at i, %NULL where there is none
  */
 struct rdmacg_pool_table {
 	struct rcu_head			rcu;
@@ -198,7 +199,7 @@ struct rdmacg_pool_table {
 	struct rdmacg_pool __rcu	*pool[] __counted_by(nr);
 };
 
-/* The smallest table; most systems have one to four RDMA devices. */
+/* The smallest table: 64 bytes with its header. */
 #define RDMACG_TABLE_MIN	4
 
 /* What an rdma.max, rdma.current or rdma.peak file shows. */
@@ -268,6 +269,25 @@ static void rdmacg_counter_dec(struct rdmacg_counter *c)
 }
 
 /**
+ * rdmacg_slot() - where @cg keeps the pool of device id @id
+ * @cg: a cgroup
+ * @id: a device id
+ *
+ * Context: Under rcu_read_lock() or &rdma_cgroup.table_lock.
+ * Return: the slot, or %NULL if the table has none for @id yet.
+ */
+static struct rdmacg_pool __rcu **rdmacg_slot(struct rdma_cgroup *cg, u32 id)
+{
+	struct rdmacg_pool_table *table;
+
+	if (likely(id == 0))
+		return &cg->pool0;
+	table = rcu_dereference_check(cg->table,
+				      lockdep_is_held(&cg->table_lock));
+	return table && id <= table->nr ? &table->pool[id - 1] : NULL;
+}
+
+/**
  * rdmacg_pool_find() - look up the pool of @cg for @dev
  * @cg: a cgroup
  * @dev: a device the caller saw registered in the current RCU read-side
@@ -279,11 +299,9 @@ static void rdmacg_counter_dec(struct rdmacg_counter *c)
 static struct rdmacg_pool *rdmacg_pool_find(struct rdma_cgroup *cg,
 					    struct rdmacg_device *dev)
 {
-	struct rdmacg_pool_table *table = rcu_dereference(cg->table);
+	struct rdmacg_pool __rcu **slot = rdmacg_slot(cg, dev->id);
 
-	if (!table || dev->id >= table->nr)
-		return NULL;
-	return rcu_dereference(table->pool[dev->id]);
+	return slot ? rcu_dereference(*slot) : NULL;
 }
 
 /**
@@ -310,7 +328,7 @@ static struct rdmacg_pool *rdmacg_pool_find_locked(struct rdma_cgroup *cg,
 }
 
 /**
- * rdmacg_table_store() - store @pool in the slot of @cg's table for @id
+ * rdmacg_table_store() - store @pool in @cg's slot for device id @id
  * @cg: a cgroup the caller keeps alive
  * @id: a device id
  * @pool: the pool
@@ -324,12 +342,12 @@ static int rdmacg_table_store(struct rdma_cgroup *cg, u32 id,
 			      struct rdmacg_pool *pool)
 {
 	struct rdmacg_pool_table *table, *bigger;
+	struct rdmacg_pool __rcu **slot;
 	unsigned int nr, i;
 
 	spin_lock(&cg->table_lock);
-	table = rcu_dereference_protected(cg->table,
-					  lockdep_is_held(&cg->table_lock));
-	if (table && id < table->nr)
+	slot = rdmacg_slot(cg, id);
+	if (slot)
 		goto store;
 	spin_unlock(&cg->table_lock);
 
@@ -338,42 +356,39 @@ static int rdmacg_table_store(struct rdma_cgroup *cg, u32 id,
 	 * another device may have grown the table meanwhile. Slot @id itself
 	 * is only written under this device's pools_lock, which we hold.
 	 */
-	nr = max_t(unsigned int, RDMACG_TABLE_MIN, roundup_pow_of_two(id + 1));
+	nr = max_t(unsigned int, RDMACG_TABLE_MIN, roundup_pow_of_two(id));
 	bigger = kzalloc(struct_size(bigger, pool, nr), GFP_KERNEL_ACCOUNT);
 	if (!bigger)
 		return -ENOMEM;
 	bigger->nr = nr;
 
 	spin_lock(&cg->table_lock);
-	table = rcu_dereference_protected(cg->table,
-					  lockdep_is_held(&cg->table_lock));
-	if (table && id < table->nr) {
+	slot = rdmacg_slot(cg, id);
+	if (slot) {
 		/* another device grew it past @id meanwhile */
 		kfree(bigger);
 		goto store;
 	}
+	table = rcu_dereference_protected(cg->table,
+					  lockdep_is_held(&cg->table_lock));
 	/* Pointers copied, not dereferenced. */
 	for (i = 0; table && i < table->nr; i++)
 		RCU_INIT_POINTER(bigger->pool[i], rcu_access_pointer(table->pool[i]));
 	rcu_assign_pointer(cg->table, bigger);
 	if (table)
 		kfree_rcu(table, rcu);
-	table = bigger;
+	slot = &bigger->pool[id - 1];
 store:
-	rcu_assign_pointer(table->pool[id], pool);
+	rcu_assign_pointer(*slot, pool);
 	spin_unlock(&cg->table_lock);
 	return 0;
 }
 
-/* Empty the slot of @cg's table for @id, which holds a pool. */
+/* Empty @cg's slot for device id @id, which holds a pool. */
 static void rdmacg_table_clear(struct rdma_cgroup *cg, u32 id)
 {
-	struct rdmacg_pool_table *table;
-
 	spin_lock(&cg->table_lock);
-	table = rcu_dereference_protected(cg->table,
-					  lockdep_is_held(&cg->table_lock));
-	RCU_INIT_POINTER(table->pool[id], NULL);
+	RCU_INIT_POINTER(*rdmacg_slot(cg, id), NULL);
 	spin_unlock(&cg->table_lock);
 }
 
@@ -1124,19 +1139,16 @@ rdmacg_alloc_css(struct cgroup_subsys_state *parent)
 static void rdmacg_free_css(struct cgroup_subsys_state *css)
 {
 	struct rdma_cgroup *cg = rdmacg_of(css);
-	struct rdmacg_pool_table *table;
+	/* Nobody else can reach @cg any more. */
+	struct rdmacg_pool_table *table = rcu_dereference_protected(cg->table, true);
 	struct rdmacg_device *dev;
 	struct rdmacg_pool *pool;
 
-	/* Nobody else can reach @cg any more. */
-	table = rcu_dereference_protected(cg->table, true);
-	if (!table)
+	if (!rcu_access_pointer(cg->pool0) && !table)
 		goto out;
 	mutex_lock(&rdmacg_registry_mutex);
 	list_for_each_entry(dev, &rdmacg_registry, dev_node) {
-		if (dev->id >= table->nr)
-			continue;
-		pool = rcu_dereference_protected(table->pool[dev->id], true);
+		pool = rdmacg_pool_find_locked(cg, dev);
 		if (!pool)
 			continue;
 		mutex_lock(&dev->pools_lock);
