@@ -111,8 +111,6 @@
 #include <linux/idr.h>
 #include <linux/limits.h>
 #include <linux/list.h>
-#include <linux/log2.h>
-#include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
 #include <linux/printk.h>
@@ -189,18 +187,16 @@ struct rdmacg_pool {
 
 /**
  * struct rdmacg_pool_table - the pools of one cgroup for device ids from 1
- * @rcu: frees a table once a larger one has replaced it
- * @nr: number of slots
+ * @nr: number of slots, as many as the allocation holds
  * @pool: the pool for device id i + 1 at i, %NULL where there is none
+ *
+ * No rcu_head: a replaced table is freed with kfree_rcu_mightsleep(), so
+ * that a table for a few devices fits in 16 or 32 bytes.
  */
 struct rdmacg_pool_table {
-	struct rcu_head			rcu;
-	unsigned int			nr;
+	unsigned long			nr;
 	struct rdmacg_pool __rcu	*pool[] __counted_by(nr);
 };
-
-/* The smallest table: 64 bytes with its header. */
-#define RDMACG_TABLE_MIN	4
 
 /* What an rdma.max, rdma.current or rdma.peak file shows. */
 enum rdmacg_value {
@@ -343,7 +339,8 @@ static int rdmacg_table_store(struct rdma_cgroup *cg, u32 id,
 {
 	struct rdmacg_pool_table *table, *bigger;
 	struct rdmacg_pool __rcu **slot;
-	unsigned int nr, i;
+	size_t size;
+	unsigned long i;
 
 	spin_lock(&cg->table_lock);
 	slot = rdmacg_slot(cg, id);
@@ -356,11 +353,11 @@ static int rdmacg_table_store(struct rdma_cgroup *cg, u32 id,
 	 * another device may have grown the table meanwhile. Slot @id itself
 	 * is only written under this device's pools_lock, which we hold.
 	 */
-	nr = max_t(unsigned int, RDMACG_TABLE_MIN, roundup_pow_of_two(id));
-	bigger = kzalloc(struct_size(bigger, pool, nr), GFP_KERNEL_ACCOUNT);
+	size = kmalloc_size_roundup(struct_size(bigger, pool, id));
+	bigger = kzalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!bigger)
 		return -ENOMEM;
-	bigger->nr = nr;
+	bigger->nr = (size - sizeof(*bigger)) / sizeof(bigger->pool[0]);
 
 	spin_lock(&cg->table_lock);
 	slot = rdmacg_slot(cg, id);
@@ -375,9 +372,11 @@ static int rdmacg_table_store(struct rdma_cgroup *cg, u32 id,
 	for (i = 0; table && i < table->nr; i++)
 		RCU_INIT_POINTER(bigger->pool[i], rcu_access_pointer(table->pool[i]));
 	rcu_assign_pointer(cg->table, bigger);
-	if (table)
-		kfree_rcu(table, rcu);
-	slot = &bigger->pool[id - 1];
+	rcu_assign_pointer(bigger->pool[id - 1], pool);
+	spin_unlock(&cg->table_lock);
+	/* Readers may still walk the old table. */
+	kfree_rcu_mightsleep(table);
+	return 0;
 store:
 	rcu_assign_pointer(*slot, pool);
 	spin_unlock(&cg->table_lock);
@@ -1157,7 +1156,7 @@ static void rdmacg_free_css(struct cgroup_subsys_state *css)
 		call_rcu(&pool->rcu, rdmacg_pool_free_rcu);
 	}
 	mutex_unlock(&rdmacg_registry_mutex);
-	kfree_rcu(table, rcu);
+	kfree_rcu_mightsleep(table);
 out:
 	kfree(cg);
 }

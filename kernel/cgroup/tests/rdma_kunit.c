@@ -432,7 +432,7 @@ static void rdmacg_test_pool_lifetime(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_count_pools(device));
 }
 
-#define RDMACG_TEST_DEVICES	(2 * RDMACG_TABLE_MIN + 1)
+#define RDMACG_TEST_DEVICES	9	/* ids through three sizes of table */
 
 /*
  * Each pool points to its parent cgroup's pool for the same device, created
