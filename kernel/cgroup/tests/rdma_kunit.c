@@ -434,6 +434,12 @@ static void rdmacg_test_pool_lifetime(struct kunit *test)
 
 #define RDMACG_TEST_DEVICES	9	/* ids through three sizes of table */
 
+/* Names of the devices of the tests that register several. */
+static const char *const rdmacg_test_names[RDMACG_TEST_DEVICES] = {
+	"kunit_t0", "kunit_t1", "kunit_t2", "kunit_t3", "kunit_t4",
+	"kunit_t5", "kunit_t6", "kunit_t7", "kunit_t8",
+};
+
 /*
  * Each pool points to its parent cgroup's pool for the same device, created
  * first, whether by a charge or a limit write; the table grows with the
@@ -441,10 +447,7 @@ static void rdmacg_test_pool_lifetime(struct kunit *test)
  */
 static void rdmacg_test_pool_tree(struct kunit *test)
 {
-	static const char *const names[RDMACG_TEST_DEVICES] = {
-		"kunit_t0", "kunit_t1", "kunit_t2", "kunit_t3", "kunit_t4",
-		"kunit_t5", "kunit_t6", "kunit_t7", "kunit_t8",
-	};
+	const char *const *names = rdmacg_test_names;
 	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
 	struct rdmacg_device *dev[RDMACG_TEST_DEVICES];
 	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
@@ -772,10 +775,7 @@ static void rdmacg_test_concurrent(struct kunit *test)
  */
 static void rdmacg_test_table_race(struct kunit *test)
 {
-	static const char *const names[RDMACG_TEST_DEVICES] = {
-		"kunit_g0", "kunit_g1", "kunit_g2", "kunit_g3", "kunit_g4",
-		"kunit_g5", "kunit_g6", "kunit_g7", "kunit_g8",
-	};
+	const char *const *names = rdmacg_test_names;
 	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
 	struct rdmacg_device *wdev[RDMACG_TEST_WORKERS];
 	struct rdmacg_device *more[RDMACG_TEST_DEVICES];
