@@ -56,6 +56,7 @@
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -386,8 +387,14 @@ static void bench_run(const struct bench_cmd *cmd, char *out)
 
 	if (cmd->mode == MODE_POOLS) {
 		at = "charge";
+		/*
+		 * Count what is in use, not what waits for kfree_rcu()'s
+		 * batching (seconds): ours frees a replaced pool table so.
+		 */
+		kvfree_rcu_barrier();
 		slab0 = bench_slab_bytes();
 		nheld = bench_hold(held, 0, bench_ndevs, &ret);
+		kvfree_rcu_barrier();
 		slab1 = bench_slab_bytes();
 		bench_release(held, 0, nheld);
 		if (ret)

@@ -26,8 +26,10 @@ CASES = {
     "calib": ("building blocks: same code in both kernels, so ratio ~1 (noise check)", "", True),
     "warm_depth": ("warm pools, charge+uncharge", "depth", True),
     "devices": ("registered devices, charging the last one (depth 1)", "devices", True),
-    "cold_depth": ("cold pools: first charge+uncharge in a fresh chain of cgroups", "depth", True),
-    "unpinned_depth": ("nothing else charged (upstream frees its pools every pair)", "depth", True),
+    "cold_depth": ("a new chain of fresh cgroups for every pair (both create pools every time)",
+                   "depth", True),
+    "unpinned_depth": ("cold pools: charge+uncharge repeated in a fresh cgroup, nothing else "
+                       "charged (upstream allocates and frees its pools every pair)", "depth", True),
     "par_siblings": ("throughput, vCPUs in sibling cgroups below the root", "vCPUs", False),
     "par_siblings2": ("throughput, vCPUs in sibling cgroups below a shared parent", "vCPUs", False),
     "par_same": ("throughput, vCPUs in one cgroup", "vCPUs", False),
@@ -213,6 +215,14 @@ def main():
                      f"overhead: ours {e2e.get('overhead_ours_pct', '-')} % "
                      f"(best {e2e.get('overhead_ours_best_pct', '-')} %), upstream "
                      f"{e2e.get('overhead_upstream_pct', '-')} %.")
+        sp = e2e.get("spread", {})
+        if sp:
+            lines.append("Between boots, the median of one kernel ranged over " +
+                         ", ".join(f"{k} {fmt(v[0])}-{fmt(v[1])} ns" for k, v in sorted(sp.items())) +
+                         ": boot-to-boot noise under TCG is far above 2%, so the difference "
+                         "of two kernels cannot show a 2% overhead. The derived row below "
+                         "divides case 1's charge+uncharge at depth 2 (what one PD costs the "
+                         "controller) by the end-to-end time instead.")
 
     lines.append("")
     lines.append("| target | median of boots | best of all samples |")
@@ -225,14 +235,22 @@ def main():
         flat = lambda r, sfx: r["ours" + sfx] / d1["ours" + sfx]
         target("ours: 128 devices within 10% of 1", "devices", "128",
                lambda r, sfx: flat(r, sfx) <= 1.1, lambda r, sfx: f"{(flat(r, sfx) - 1) * 100:+.0f}%")
-    target("cold pools, depth 1: >= 5x", "cold_depth", "1", lambda r, sfx: r["ratio" + sfx] >= 5, x)
-    target("cold pools, depth 4: >= 5x", "cold_depth", "4", lambda r, sfx: r["ratio" + sfx] >= 5, x)
+    target("cold pools (repeat in a fresh cgroup), depth 1: >= 5x", "unpinned_depth", "1",
+           lambda r, sfx: r["ratio" + sfx] >= 5, x)
+    target("cold pools (repeat in a fresh cgroup), depth 4: >= 5x", "unpinned_depth", "4",
+           lambda r, sfx: r["ratio" + sfx] >= 5, x)
     target("2 vCPUs, sibling cgroups: >= 2x throughput", "par_siblings", "2",
            lambda r, sfx: r["ratio" + sfx] >= 2, x)
     if e2e and "nocg" in e2e:
         ov = lambda r, sfx: (r["ours" + sfx] - r["nocg" + sfx]) / r["nocg" + sfx] * 100
         target("end to end: ours within 2% of CONFIG_CGROUP_RDMA=n", "e2e", e2e["parameter"],
                lambda r, sfx: ov(r, sfx) < 2, lambda r, sfx: f"{ov(r, sfx):+.1f}%")
+    w2 = rec("warm_depth", "2")
+    if e2e and w2:
+        share = lambda r, sfx: w2["ours" + sfx] / r["ours" + sfx] * 100
+        target("end to end, derived: case 1 depth 2 / alloc_pd+dealloc_pd < 2%", "e2e",
+               e2e["parameter"], lambda r, sfx: share(r, sfx) < 2,
+               lambda r, sfx: f"{share(r, sfx):.2f}%")
     target("memory per pool <= upstream", "mem_pool", "per_level",
            lambda r, sfx: r["ours" + sfx] <= r["upstream" + sfx],
            lambda r, sfx: f"{r['ours' + sfx]:.0f} vs {r['upstream' + sfx]:.0f} bytes")
@@ -245,11 +263,16 @@ def main():
     print(summary)
 
     # The plot: cost against depth and against the number of devices.
+    points = {}
     for case in ("warm_depth", "devices"):
         with open(os.path.join(args.out, f"{case}.dat"), "w") as f:
             for r in records:
                 if r["case"] == case and r["ours"] and r["upstream"]:
                     f.write(f"{r['parameter']} {r['ours']} {r['upstream']}\n")
+                    points[case] = points.get(case, 0) + 1
+    if len(points) < 2:
+        print("no plot: a run with --cases lacks the warm or devices case")
+        return 1 if errors else 0
     gp = f"""
 set terminal pngcairo noenhanced size 1200,520 font 'DejaVu Sans,11'
 set output '{args.out}/bench.png'
