@@ -265,6 +265,20 @@ static void rdmacg_counter_dec(struct rdmacg_counter *c)
 }
 
 /**
+ * rdmacg_device_alive() - whether @dev is registered, for a lockless reader
+ * @dev: a device
+ *
+ * Context: In the RCU read-side critical section that then uses @dev's id:
+ * unregistration waits for it before the id can be reused.
+ * Return: %true if @dev is registered and its id may be used.
+ */
+static bool rdmacg_device_alive(struct rdmacg_device *dev)
+{
+	/* Pairs with the release in rdmacg_register_device(): sees the id. */
+	return !smp_load_acquire(&dev->dead);
+}
+
+/**
  * rdmacg_slot() - where @cg keeps the pool of device id @id
  * @cg: a cgroup
  * @id: a device id
@@ -540,7 +554,7 @@ static int rdmacg_charge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 
 	rcu_read_lock();
 	for (;;) {
-		if (unlikely(READ_ONCE(dev->dead))) {
+		if (unlikely(!rdmacg_device_alive(dev))) {
 			ret = -ENODEV;
 			goto out;
 		}
@@ -624,7 +638,7 @@ static void rdmacg_count_refusal(struct rdma_cgroup *cg,
 
 		rcu_read_lock();
 		/* A dead device's id may belong to another device by now. */
-		pool = READ_ONCE(dev->dead) ? NULL : rdmacg_pool_find(p, dev);
+		pool = rdmacg_device_alive(dev) ? rdmacg_pool_find(p, dev) : NULL;
 		/* Pairs with the release in rdmacg_pool_events(). */
 		events = pool ? smp_load_acquire(&pool->events) : NULL;
 		if (events)
@@ -706,7 +720,7 @@ void rdmacg_uncharge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 
 	if (!WARN_ON_ONCE(type >= RDMACG_RESOURCE_MAX)) {
 		rcu_read_lock();
-		if (likely(!READ_ONCE(dev->dead))) {
+		if (likely(rdmacg_device_alive(dev))) {
 			pool = rdmacg_pool_find(cg, dev);
 			for (; pool; pool = pool->parent)
 				rdmacg_counter_dec(&pool->res[type]);
