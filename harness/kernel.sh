@@ -33,40 +33,17 @@ make_config() {
 	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$CFG" "$CFG/.config" "${frags[@]}" >/dev/null
 	"${MAKE[@]}" O="$CFG" olddefconfig >/dev/null
 
-	# The last fragment that names a symbol wins, as in merge_config.sh.
-	declare -A want=()
-	local line sym val bad=0 f
-	for f in "${frags[@]}"; do
-		while IFS= read -r line; do
-			if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
-				want[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
-			elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
-				want[${BASH_REMATCH[1]}]=n
-			fi
-		done <"$f"
-	done
-	for sym in $(printf '%s\n' "${!want[@]}" | sort); do
-		val=${want[$sym]}
-		if [ "$val" = n ]; then
-			grep -q "^$sym=" "$CFG/.config" || continue
-		else
-			grep -qxF "$sym=$val" "$CFG/.config" && continue
-		fi
+	local sym val got bad=0
+	while read -r sym val got; do
 		if ! symbol_defined "${sym#CONFIG_}"; then
 			say "config: note: $sym is not defined by this tree (yet); ignored"
 			continue
 		fi
-		say "config: ERROR: $sym=$val requested but the result has: $(grep -E "^(# )?$sym[= ]" "$CFG/.config" || echo nothing)"
+		say "config: ERROR: $sym=$val requested but the result has: $got"
 		bad=1
-	done
+	done < <(config_mismatches "$CFG/.config" "${frags[@]}")
 	[ $bad -eq 0 ] || die "$flavour config: requested options were dropped by olddefconfig (missing dependencies?)"
-
-	if [ -f "$OBJ/.config" ] && cmp -s "$CFG/.config" "$OBJ/.config"; then
-		say "config: $flavour .config unchanged"
-	else
-		cp "$CFG/.config" "$OBJ/.config"
-		say "config: $flavour .config updated"
-	fi
+	install_config "$CFG/.config" "$OBJ" "config: $flavour"
 }
 
 make_config

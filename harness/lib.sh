@@ -89,3 +89,41 @@ hunk_files() {
 patch_targets() {
 	sed -n -e 's#^+++ b/\([^[:space:]]*\).*#\1#p' -e 's#^--- a/\([^[:space:]]*\).*#\1#p' "$@" | sort -u
 }
+
+# config_mismatches CONFIG FRAGMENT...: for every symbol the fragments set
+# (the last fragment that names one wins, as in merge_config.sh) that the
+# generated CONFIG does not have, print "SYM VALUE WHAT-CONFIG-HAS".
+config_mismatches() {
+	local config=$1 line sym val f
+	shift
+	declare -A want=()
+	for f in "$@"; do
+		while IFS= read -r line; do
+			if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
+				want[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+			elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
+				want[${BASH_REMATCH[1]}]=n
+			fi
+		done <"$f"
+	done
+	for sym in $(printf '%s\n' "${!want[@]}" | sort); do
+		val=${want[$sym]}
+		if [ "$val" = n ]; then
+			grep -q "^$sym=" "$config" || continue
+		else
+			grep -qxF "$sym=$val" "$config" && continue
+		fi
+		echo "$sym $val $(grep -E "^(# )?$sym[= ]" "$config" || echo nothing)"
+	done
+}
+
+# install_config NEW OBJDIR LABEL: copy NEW to OBJDIR/.config only if it
+# changed, so that an unchanged configuration never triggers a rebuild.
+install_config() {
+	if [ -f "$2/.config" ] && cmp -s "$1" "$2/.config"; then
+		say "$3 .config unchanged"
+	else
+		cp "$1" "$2/.config"
+		say "$3 .config updated"
+	fi
+}

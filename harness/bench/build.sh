@@ -88,38 +88,17 @@ tree_upstream() {
 configure() {
 	local src=$1 obj=$2
 	shift 2
-	local cfg=$obj.cfg line sym val bad=0 f
+	local cfg=$obj.cfg sym val got bad=0
 	mkdir -p "$cfg" "$obj"
 	"${MAKE[@]}" -C "$src" O="$cfg" tinyconfig >/dev/null
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$cfg" "$cfg/.config" "$@" >/dev/null
 	"${MAKE[@]}" -C "$src" O="$cfg" olddefconfig >/dev/null
-	declare -A want=()
-	for f in "$@"; do
-		while IFS= read -r line; do
-			if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
-				want[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
-			elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
-				want[${BASH_REMATCH[1]}]=n
-			fi
-		done <"$f"
-	done
-	for sym in "${!want[@]}"; do
-		val=${want[$sym]}
-		if [ "$val" = n ]; then
-			grep -q "^$sym=" "$cfg/.config" || continue
-		else
-			grep -qxF "$sym=$val" "$cfg/.config" && continue
-		fi
-		say "bench: config $obj: $sym=$val requested, got: $(grep -E "^(# )?$sym[= ]" "$cfg/.config" || echo nothing)"
+	while read -r sym val got; do
+		say "bench: config $obj: $sym=$val requested, got: $got"
 		bad=1
-	done
+	done < <(config_mismatches "$cfg/.config" "$@")
 	[ $bad -eq 0 ] || die "bench: $obj: requested options were dropped"
-	if [ -f "$obj/.config" ] && cmp -s "$cfg/.config" "$obj/.config"; then
-		say "bench: $obj/.config unchanged"
-	else
-		cp "$cfg/.config" "$obj/.config"
-		say "bench: $obj/.config updated"
-	fi
+	install_config "$cfg/.config" "$obj" "bench: $obj"
 }
 
 FRAGS=("$HARNESS/config/release.config" "$BENCHDIR/bench.config")
