@@ -178,10 +178,32 @@ static int bench_barrier(u32 w)
 	return 0;
 }
 
+/* The words of res=, pin= and mode=, indexed by the value they select. */
+static const char *const bench_res_names[] = {
+	[RDMACG_RESOURCE_HCA_HANDLE]	= "handle",
+	[RDMACG_RESOURCE_HCA_OBJECT]	= "object",
+};
+
+static const char *const bench_pin_names[] = {
+	[PIN_NONE] = "none", [PIN_ONE] = "one", [PIN_ALL] = "all",
+};
+
+static const char *const bench_mode_names[] = {
+	[MODE_PAIRS] = "pairs", [MODE_POOLS] = "pools", [MODE_CALIB] = "calib",
+};
+
+/* Set *@i to the index of @val in @names; -EINVAL if it is not there. */
+static int bench_word(const char *val, const char *const *names, size_t n,
+		      int *i)
+{
+	*i = match_string(names, n, val);
+	return *i < 0 ? -EINVAL : 0;
+}
+
 static int bench_parse(char *buf, struct bench_cmd *cmd)
 {
 	char *tok, *val;
-	int ret;
+	int ret, i;
 
 	*cmd = (struct bench_cmd) {
 		.iters = 100000,
@@ -206,33 +228,20 @@ static int bench_parse(char *buf, struct bench_cmd *cmd)
 		} else if (!strcmp(tok, "sync")) {
 			ret = kstrtou32(val, 0, &cmd->sync);
 		} else if (!strcmp(tok, "res")) {
-			ret = 0;
-			if (!strcmp(val, "object"))
-				cmd->res = RDMACG_RESOURCE_HCA_OBJECT;
-			else if (!strcmp(val, "handle"))
-				cmd->res = RDMACG_RESOURCE_HCA_HANDLE;
-			else
-				ret = -EINVAL;
+			ret = bench_word(val, bench_res_names,
+					 ARRAY_SIZE(bench_res_names), &i);
+			if (!ret)
+				cmd->res = i;
 		} else if (!strcmp(tok, "pin")) {
-			ret = 0;
-			if (!strcmp(val, "none"))
-				cmd->pin = PIN_NONE;
-			else if (!strcmp(val, "one"))
-				cmd->pin = PIN_ONE;
-			else if (!strcmp(val, "all"))
-				cmd->pin = PIN_ALL;
-			else
-				ret = -EINVAL;
+			ret = bench_word(val, bench_pin_names,
+					 ARRAY_SIZE(bench_pin_names), &i);
+			if (!ret)
+				cmd->pin = i;
 		} else if (!strcmp(tok, "mode")) {
-			ret = 0;
-			if (!strcmp(val, "pairs"))
-				cmd->mode = MODE_PAIRS;
-			else if (!strcmp(val, "pools"))
-				cmd->mode = MODE_POOLS;
-			else if (!strcmp(val, "calib"))
-				cmd->mode = MODE_CALIB;
-			else
-				ret = -EINVAL;
+			ret = bench_word(val, bench_mode_names,
+					 ARRAY_SIZE(bench_mode_names), &i);
+			if (!ret)
+				cmd->mode = i;
 		} else {
 			ret = -EINVAL;
 		}
