@@ -48,36 +48,51 @@ struct rdma_cgroup {
 };
 
 /**
+ * enum rdmacg_device_state - what the controller does with a device
+ * @RDMACG_DEV_UNREGISTERED: nothing: never registered, or unregistration
+ *	has begun; charges fail with -ENODEV
+ * @RDMACG_DEV_ACCOUNTED: registered; charges count against the limits
+ * @RDMACG_DEV_UNACCOUNTED: registered, but the controller had no memory to
+ *	give it an id; charges succeed and nothing is counted
+ */
+enum rdmacg_device_state {
+	RDMACG_DEV_UNREGISTERED,
+	RDMACG_DEV_ACCOUNTED,
+	RDMACG_DEV_UNACCOUNTED,
+};
+
+/**
  * struct rdmacg_device - an RDMA device as the controller knows it
- * @dev_node: entry in the list of registered devices
+ * @dev_node: entry in the list of accounted devices
  * @pools: every cgroup's pool for this device
  * @pools_lock: serialises pool creation against unregistration
  * @name: name shown in and matched against the interface files; set by
  *	the owner before registration
  * @id: which slot of each &struct rdma_cgroup holds this device's pool
- * @dead: set until registration is complete (for good if no id could be
- *	allocated) and once unregistration has begun; no pool is created
- *	while it is set
+ * @state: an &enum rdmacg_device_state; zero, %RDMACG_DEV_UNREGISTERED, in
+ *	a zeroed struct. Set under rdmacg_registry_mutex (and @pools_lock
+ *	when it leaves %RDMACG_DEV_ACCOUNTED); lockless readers load it with
+ *	acquire in the RCU read-side critical section that uses @id
  *
  * Everything but @name belongs to the controller.
  */
 struct rdmacg_device {
 	struct list_head	dev_node;
 	struct list_head	pools;
-	struct mutex		pools_lock;	/* guards @pools and @dead */
+	struct mutex		pools_lock;	/* guards @pools and @state */
 	char			*name;
 	u32			id;
-	bool			dead;
+	enum rdmacg_device_state state;
 };
 
-void rdmacg_register_device(struct rdmacg_device *device);
-void rdmacg_unregister_device(struct rdmacg_device *device);
+void rdmacg_register_device(struct rdmacg_device *dev);
+void rdmacg_unregister_device(struct rdmacg_device *dev);
 
 int rdmacg_try_charge(struct rdma_cgroup **rdmacg,
-		      struct rdmacg_device *device,
-		      enum rdmacg_resource_type index);
+		      struct rdmacg_device *dev,
+		      enum rdmacg_resource_type type);
 void rdmacg_uncharge(struct rdma_cgroup *cg,
-		     struct rdmacg_device *device,
-		     enum rdmacg_resource_type index);
+		     struct rdmacg_device *dev,
+		     enum rdmacg_resource_type type);
 #endif	/* CONFIG_CGROUP_RDMA */
 #endif	/* _CGROUP_RDMA_H */

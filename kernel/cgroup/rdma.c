@@ -47,19 +47,19 @@
  *
  * rdmacg_device.pools_lock (per device) protects the device's pool list.
  *   A pool is created, stored in its cgroup's table and linked
- *   on its device's list under this lock, and only while the device is not
- *   dead; unregistration sets dead and takes the whole list under the same
- *   lock. So a pool is either freed by unregistration or by css_free, never
- *   created behind their back. It is taken to create pools or event
+ *   on its device's list under this lock, and only while the device is
+ *   accounted; unregistration changes the state and takes the whole list
+ *   under the same lock. So a pool is either freed by unregistration or by
+ *   css_free, never created behind their back. It is taken to create pools or event
  *   counters; never by a charge once the pools exist, nor by an uncharge.
  *
- * rdmacg_device.dead is cleared, with the id set and the device listed,
- *   under rdmacg_registry_mutex, and set under both mutexes before
- *   unregistration clears the device's slots. Whoever uses the device's id
- *   without one of the mutexes checks dead in the same RCU read-side
- *   critical section as the lookup (see RCU below); holders of pools_lock
- *   check it first; holders of rdmacg_registry_mutex only use devices on
- *   the list.
+ * rdmacg_device.state becomes RDMACG_DEV_ACCOUNTED, with the id set and
+ *   the device listed, under rdmacg_registry_mutex, and leaves it under
+ *   both mutexes before unregistration clears the device's slots. Whoever
+ *   uses the device's id without one of the mutexes checks the state in
+ *   the same RCU read-side critical section as the lookup (see RCU below);
+ *   holders of pools_lock check it first; holders of rdmacg_registry_mutex
+ *   only use devices on the list.
  *
  * rdma_cgroup.pool0 holds the pool of device id 0, and rdma_cgroup.table,
  *   an array of pool pointers, those of the higher ids; the array is
@@ -86,12 +86,9 @@
  * Counters are atomics. A charge takes a unit at one level with a cmpxchg
  * loop that never lets usage pass the limit, so usage cannot overshoot or
  * wrap, and a refused charge leaves no trace at that level; the levels below
- * are then given their unit back. Two charges racing at a limit can both be
- * refused while a third task is rolling back (as in the pids controller);
- * that errs on the side of the limit. Limits are plain ints read with
- * READ_ONCE(); a charge uses the limit it read. The peak of a level may
- * include a unit that a charge took there and gave back because a level
- * above refused it.
+ * are then given their unit back (rdmacg_charge() says what concurrent
+ * readers and chargers can see meanwhile). Peaks are raised only once
+ * every level has accepted (rdmacg_counter_raise_peak()).
  *
  * A successful charge keeps a reference on the charging cgroup's css until
  * the matching uncharge. That keeps the cgroup, and through the parent
@@ -120,6 +117,8 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 
+#include <kunit/static_stub.h>
+
 /* The largest limit; reads and writes spell it "max". */
 #define RDMACG_MAX	INT_MAX
 
@@ -133,10 +132,10 @@ static const char *const rdmacg_names[RDMACG_RESOURCE_MAX] = {
  * happened at this cgroup; the others also what happened below it.
  */
 enum rdmacg_event {
-	RDMACG_EV_MAX_LOCAL,	/* refused because this cgroup's limit was hit */
-	RDMACG_EV_MAX,		/* ... this cgroup's or a descendant's limit */
-	RDMACG_EV_FAIL_LOCAL,	/* a charge by a task of this cgroup failed */
-	RDMACG_EV_FAIL,		/* ... of this cgroup or of a descendant */
+	RDMACG_EV_FAIL,		/* a charge asked here or below failed */
+	RDMACG_EV_FAIL_LOCAL,	/* a charge asked here failed */
+	RDMACG_EV_MAX,		/* a limit here or below refused a charge */
+	RDMACG_EV_MAX_LOCAL,	/* this cgroup's limit refused a charge */
 	RDMACG_NR_EVENTS,
 };
 
@@ -229,25 +228,53 @@ static bool rdmacg_is_charged(struct rdma_cgroup *cg)
  * rdmacg_counter_try_inc() - take one unit unless that would pass the limit
  * @c: counter
  *
+ * The limit is read again once the unit is taken, in case rdmacg_set_max()
+ * lowered it meanwhile. The cmpxchg is fully ordered, and so is the barrier
+ * that follows the writer's store: either this second read sees the new
+ * limit, and the unit is given back, or the writer's later reads see the
+ * unit, which was then taken before the write, like any usage above a
+ * newly lowered limit. So no unit is kept above a limit whose write has
+ * returned.
+ *
  * Context: Any context.
- * Return: %true if the unit was taken.
+ * Return: the usage with the new unit, or 0 if none was taken.
  */
-static bool rdmacg_counter_try_inc(struct rdmacg_counter *c)
+static int rdmacg_counter_try_inc(struct rdmacg_counter *c)
 {
-	int max = READ_ONCE(c->max);
 	int usage = atomic_read(&c->usage);
-	int peak;
 
 	do {
-		if (usage >= max)
-			return false;
+		if (usage >= READ_ONCE(c->max))
+			return 0;
 	} while (!atomic_try_cmpxchg(&c->usage, &usage, usage + 1));
 
-	usage++;
-	peak = atomic_read(&c->peak);
+	if (unlikely(usage >= READ_ONCE(c->max))) {
+		atomic_dec(&c->usage);
+		return 0;
+	}
+	return usage + 1;
+}
+
+/**
+ * rdmacg_counter_raise_peak() - record a usage the counter has reached
+ * @c: counter
+ * @usage: what rdmacg_counter_try_inc() returned for a charge that every
+ *	level has accepted
+ *
+ * Called only after the whole charge succeeded, so a refused charge never
+ * shows in a peak. @usage counts every unit held at the moment of the
+ * cmpxchg, so the peak never misses a usage that really occurred; it can
+ * exceed it only by units that concurrent charges held at that moment and
+ * then gave back, at most one per charge in flight through the level.
+ *
+ * Context: Any context.
+ */
+static void rdmacg_counter_raise_peak(struct rdmacg_counter *c, int usage)
+{
+	int peak = atomic_read(&c->peak);
+
 	while (usage > peak && !atomic_try_cmpxchg(&c->peak, &peak, usage))
 		;
-	return true;
 }
 
 /**
@@ -265,17 +292,23 @@ static void rdmacg_counter_dec(struct rdmacg_counter *c)
 }
 
 /**
- * rdmacg_device_alive() - whether @dev is registered, for a lockless reader
+ * rdmacg_device_state() - the state of @dev, for a lockless reader
  * @dev: a device
  *
  * Context: In the RCU read-side critical section that then uses @dev's id:
  * unregistration waits for it before the id can be reused.
- * Return: %true if @dev is registered and its id may be used.
+ * Return: an &enum rdmacg_device_state; @dev's id may be used while it
+ * is %RDMACG_DEV_ACCOUNTED.
  */
-static bool rdmacg_device_alive(struct rdmacg_device *dev)
+static enum rdmacg_device_state rdmacg_device_state(struct rdmacg_device *dev)
 {
 	/* Pairs with the release in rdmacg_register_device(): sees the id. */
-	return !smp_load_acquire(&dev->dead);
+	return smp_load_acquire(&dev->state);
+}
+
+static bool rdmacg_device_alive(struct rdmacg_device *dev)
+{
+	return rdmacg_device_state(dev) == RDMACG_DEV_ACCOUNTED;
 }
 
 /**
@@ -457,7 +490,7 @@ static struct rdmacg_pool *__rdmacg_pool_get(struct rdma_cgroup *cg,
 	struct rdma_cgroup *p, *missing;
 
 	lockdep_assert_held(&dev->pools_lock);
-	if (dev->dead)
+	if (dev->state != RDMACG_DEV_ACCOUNTED)
 		return ERR_PTR(-ENODEV);
 	for (;;) {
 		/* Find the highest level without a pool, and its parent's. */
@@ -532,6 +565,12 @@ static struct rdmacg_events *rdmacg_pool_events(struct rdma_cgroup *cg,
 	return pool->events;
 }
 
+/*
+ * Levels whose usage a charge remembers for their peaks; deeper ones read
+ * their usage again (see rdmacg_charge()).
+ */
+#define RDMACG_PEAK_LEVELS	8
+
 /**
  * rdmacg_charge() - charge one unit to @cg and each of its ancestors
  * @cg: the cgroup that owns the resource, kept alive by the caller
@@ -539,7 +578,22 @@ static struct rdmacg_events *rdmacg_pool_events(struct rdma_cgroup *cg,
  * @type: resource
  * @limited: set to the cgroup whose limit refused the charge
  *
- * On failure no level keeps a unit.
+ * Units are taken from @cg upwards; when a level refuses, the levels below
+ * it give their unit back, so on failure no level keeps a unit and no peak
+ * moved. Until then the unit shows in rdma.current of those levels, and a
+ * child can for that moment read above its parent. A concurrent charge
+ * that meets such a passing unit at its limit is refused there, although
+ * the limit that really is exhausted may be an ancestor's, or none once the
+ * unit is given back (the pids controller behaves alike): the refusal is
+ * then counted at the lower level. Without concurrent charges on the same
+ * levels, a refusal is always counted at the lowest level whose limit it
+ * would pass. Telling passing units apart would cost one more atomic
+ * operation per level on every charge.
+ *
+ * Peaks are raised with the usage each level's cmpxchg produced, recorded
+ * for the first %RDMACG_PEAK_LEVELS levels; higher levels read their usage
+ * again, which may miss a unit given back meanwhile by a concurrent
+ * uncharge.
  *
  * Context: Process context; may sleep to create missing pools.
  * Return: 0, -EAGAIN if a limit refused the charge (@limited is set),
@@ -549,12 +603,18 @@ static int rdmacg_charge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 			 enum rdmacg_resource_type type,
 			 struct rdma_cgroup **limited)
 {
+	int usage[RDMACG_PEAK_LEVELS];
 	struct rdmacg_pool *leaf, *pool;
-	int ret = 0;
+	int ret = 0, level, got;
 
 	rcu_read_lock();
 	for (;;) {
-		if (unlikely(!rdmacg_device_alive(dev))) {
+		switch (rdmacg_device_state(dev)) {
+		case RDMACG_DEV_ACCOUNTED:
+			break;
+		case RDMACG_DEV_UNACCOUNTED:
+			goto out;
+		default:
 			ret = -ENODEV;
 			goto out;
 		}
@@ -574,35 +634,52 @@ static int rdmacg_charge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 			goto out;
 	}
 
-	for (pool = leaf; pool; pool = pool->parent) {
-		if (unlikely(!rdmacg_counter_try_inc(&pool->res[type]))) {
+	for (pool = leaf, level = 0; pool; pool = pool->parent, level++) {
+		got = rdmacg_counter_try_inc(&pool->res[type]);
+		if (unlikely(!got)) {
 			*limited = pool->cg;
 			ret = -EAGAIN;
 			for (; leaf != pool; leaf = leaf->parent)
 				rdmacg_counter_dec(&leaf->res[type]);
-			break;
+			goto out;
 		}
+		if (level < RDMACG_PEAK_LEVELS)
+			usage[level] = got;
+	}
+	for (pool = leaf, level = 0; pool; pool = pool->parent, level++) {
+		got = level < RDMACG_PEAK_LEVELS ? usage[level] :
+			atomic_read(&pool->res[type].usage);
+		rdmacg_counter_raise_peak(&pool->res[type], got);
 	}
 out:
 	rcu_read_unlock();
 	return ret;
 }
 
-/* Count one refusal in @events with the roles the level played in it. */
+/**
+ * rdmacg_events_add() - count events of one resource at one level
+ * @events: the level's counters
+ * @type: resource
+ * @mask: the events, as bits of &enum rdmacg_event
+ *
+ * Failures are counted before limit hits, and a reader loads the hits with
+ * acquire before the failures, so that it never sees more hits than
+ * failures in rdma.events.
+ *
+ * Context: Any context.
+ */
 static void rdmacg_events_add(struct rdmacg_events *events,
 			      enum rdmacg_resource_type type,
-			      bool asked_here, bool at_or_above_limit,
-			      bool limit_here)
+			      unsigned long mask)
 {
 	atomic64_t *count = events->count[type];
+	unsigned int ev;
 
-	atomic64_inc(&count[RDMACG_EV_FAIL]);
-	if (asked_here)
-		atomic64_inc(&count[RDMACG_EV_FAIL_LOCAL]);
-	if (at_or_above_limit)
-		atomic64_inc(&count[RDMACG_EV_MAX]);
-	if (limit_here)
-		atomic64_inc(&count[RDMACG_EV_MAX_LOCAL]);
+	for_each_set_bit(ev, &mask, RDMACG_NR_EVENTS) {
+		if (ev == RDMACG_EV_MAX || ev == RDMACG_EV_MAX_LOCAL)
+			smp_mb__before_atomic();	/* failures first */
+		atomic64_inc(&count[ev]);
+	}
 }
 
 /**
@@ -618,7 +695,8 @@ static void rdmacg_events_add(struct rdmacg_events *events,
  * takes the device's pools_lock to allocate its counters (every level
  * already has a pool: the refused charge found its cgroup's, and pools are
  * created with their ancestors). If memory runs out the event is not
- * counted at that level.
+ * counted at that level; once @dev is being unregistered nothing more is
+ * counted.
  *
  * Context: Process context; may sleep.
  */
@@ -627,31 +705,39 @@ static void rdmacg_count_refusal(struct rdma_cgroup *cg,
 				 struct rdmacg_device *dev,
 				 enum rdmacg_resource_type type)
 {
+	unsigned long mask, hit = 0;
 	struct rdmacg_events *events;
-	bool at_limit = false;
 	struct rdmacg_pool *pool;
 	struct rdma_cgroup *p;
+	bool alive;
 
 	for (p = cg; rdmacg_is_charged(p); p = rdmacg_parent(p)) {
+		mask = BIT(RDMACG_EV_FAIL);
+		if (p == cg)
+			mask |= BIT(RDMACG_EV_FAIL_LOCAL);
 		if (p == limited)
-			at_limit = true;
+			hit = BIT(RDMACG_EV_MAX);	/* here and above */
+		mask |= hit;
+		if (p == limited)
+			mask |= BIT(RDMACG_EV_MAX_LOCAL);
 
 		rcu_read_lock();
 		/* A dead device's id may belong to another device by now. */
-		pool = rdmacg_device_alive(dev) ? rdmacg_pool_find(p, dev) : NULL;
+		alive = rdmacg_device_alive(dev);
+		pool = alive ? rdmacg_pool_find(p, dev) : NULL;
 		/* Pairs with the release in rdmacg_pool_events(). */
 		events = pool ? smp_load_acquire(&pool->events) : NULL;
 		if (events)
-			rdmacg_events_add(events, type, p == cg, at_limit,
-					  p == limited);
+			rdmacg_events_add(events, type, mask);
 		rcu_read_unlock();
+		if (!alive)
+			return;
 
 		if (!events) {
 			mutex_lock(&dev->pools_lock);
 			events = rdmacg_pool_events(p, dev);
 			if (events)
-				rdmacg_events_add(events, type, p == cg,
-						  at_limit, p == limited);
+				rdmacg_events_add(events, type, mask);
 			mutex_unlock(&dev->pools_lock);
 		}
 		if (!events)
@@ -671,7 +757,9 @@ static void rdmacg_count_refusal(struct rdma_cgroup *cg,
  *
  * The charge is made at the task's cgroup and every ancestor below the root,
  * or not at all. On success the charged cgroup stays pinned until
- * rdmacg_uncharge() is called with it.
+ * rdmacg_uncharge() is called with it. A device the controller could not
+ * account for (see rdmacg_register_device()) is not limited: the charge
+ * succeeds and counts nothing.
  *
  * Context: Process context; may sleep the first time a cgroup charges
  * @dev.
@@ -731,15 +819,27 @@ void rdmacg_uncharge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 }
 EXPORT_SYMBOL(rdmacg_uncharge);
 
+/*
+ * Ids index the pool tables. A function of its own so that the KUnit tests
+ * can make it fail.
+ */
+static int rdmacg_id_alloc(void)
+{
+	KUNIT_STATIC_STUB_REDIRECT(rdmacg_id_alloc);
+	return ida_alloc(&rdmacg_ids, GFP_KERNEL);
+}
+
 /**
  * rdmacg_register_device() - start accounting for a device
  * @dev: the device whose @name is set
  *
  * The device appears in every cgroup's interface files, with no limits.
- * If no id can be allocated the device stays unknown: a warning is printed
- * and charges on it fail with -ENODEV. A device unregistered before may be
- * registered again once all charges made on it were uncharged. The caller
- * serialises registration and unregistration of one device.
+ * If no id can be allocated, a warning is printed and the device is not
+ * accounted for: it appears in no file, and charges on it succeed without
+ * being counted, so that its users are not refused for the controller's
+ * lack of memory. A device unregistered before may be registered again
+ * once all charges made on it were uncharged. The caller serialises
+ * registration and unregistration of one device.
  *
  * Context: Process context; may sleep.
  */
@@ -750,19 +850,21 @@ void rdmacg_register_device(struct rdmacg_device *dev)
 	INIT_LIST_HEAD(&dev->dev_node);
 	INIT_LIST_HEAD(&dev->pools);
 	mutex_init(&dev->pools_lock);
-	WRITE_ONCE(dev->dead, true);
+	WRITE_ONCE(dev->state, RDMACG_DEV_UNREGISTERED);
 
-	id = ida_alloc(&rdmacg_ids, GFP_KERNEL);
+	id = rdmacg_id_alloc();
 	if (id < 0) {
-		pr_warn("rdmacg: cannot account for device %s\n", dev->name);
+		pr_warn("rdmacg: no memory to account for device %s; it is not limited\n",
+			dev->name);
+		WRITE_ONCE(dev->state, RDMACG_DEV_UNACCOUNTED);
 		return;
 	}
 	/* Listed before any pool can be made, so that css_free finds them. */
 	mutex_lock(&rdmacg_registry_mutex);
 	dev->id = id;
 	list_add_tail(&dev->dev_node, &rdmacg_registry);
-	/* Lockless readers that see the device alive see its id too. */
-	smp_store_release(&dev->dead, false);
+	/* Lockless readers that see the device accounted see its id too. */
+	smp_store_release(&dev->state, RDMACG_DEV_ACCOUNTED);
 	mutex_unlock(&rdmacg_registry_mutex);
 }
 EXPORT_SYMBOL(rdmacg_register_device);
@@ -789,13 +891,15 @@ void rdmacg_unregister_device(struct rdmacg_device *dev)
 
 	mutex_lock(&rdmacg_registry_mutex);
 	if (list_empty(&dev->dev_node)) {
+		/* Never accounted for: no pool, no id. */
+		WRITE_ONCE(dev->state, RDMACG_DEV_UNREGISTERED);
 		mutex_unlock(&rdmacg_registry_mutex);
 		return;
 	}
 	list_del_init(&dev->dev_node);
 
 	mutex_lock(&dev->pools_lock);
-	WRITE_ONCE(dev->dead, true);
+	WRITE_ONCE(dev->state, RDMACG_DEV_UNREGISTERED);
 	list_splice_init(&dev->pools, &pools);
 	mutex_unlock(&dev->pools_lock);
 
@@ -997,6 +1101,11 @@ static int rdmacg_set_max(struct rdma_cgroup *cg, const char *buf, size_t len)
 	for (i = 0; i < RDMACG_RESOURCE_MAX; i++)
 		if (req.mask & BIT(i))
 			WRITE_ONCE(pool->res[i].max, req.value[i]);
+	/*
+	 * Charges that read the old limit check it again after their cmpxchg
+	 * (rdmacg_counter_try_inc()); this orders the store before our return.
+	 */
+	smp_mb();
 out:
 	mutex_unlock(&rdmacg_registry_mutex);
 	return ret;
@@ -1072,7 +1181,8 @@ static void rdmacg_print_events(struct seq_file *seq, struct rdma_cgroup *cg,
 		events = pool ? smp_load_acquire(&pool->events) : NULL;
 		seq_puts(seq, dev->name);
 		for (i = 0; i < RDMACG_RESOURCE_MAX; i++) {
-			hit = events ? atomic64_read(&events->count[i][hit_ev]) : 0;
+			/* Hits before failures: see rdmacg_events_add(). */
+			hit = events ? atomic64_read_acquire(&events->count[i][hit_ev]) : 0;
 			fail = events ? atomic64_read(&events->count[i][fail_ev]) : 0;
 			seq_printf(seq, " %s.max=%llu %s.alloc_fail=%llu",
 				   rdmacg_names[i], hit, rdmacg_names[i], fail);
@@ -1181,7 +1291,3 @@ struct cgroup_subsys rdma_cgrp_subsys = {
 	.legacy_cftypes	= rdmacg_cftypes,
 	.dfl_cftypes	= rdmacg_cftypes,
 };
-
-#ifdef CONFIG_CGROUP_RDMA_KUNIT_TEST
-#include "tests/rdma_kunit.c"
-#endif

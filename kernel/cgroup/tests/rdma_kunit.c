@@ -50,7 +50,7 @@ static struct rdmacg_device *rdmacg_test_device(struct kunit *test,
 	KUNIT_ASSERT_NOT_NULL(test, device);
 	device->name = (char *)name;
 	rdmacg_register_device(device);
-	KUNIT_ASSERT_FALSE(test, device->dead);
+	KUNIT_ASSERT_EQ(test, device->state, RDMACG_DEV_ACCOUNTED);
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, rdmacg_test_unregister,
 						  device));
@@ -544,7 +544,7 @@ static void rdmacg_test_unregister_outstanding(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_count_pools(old));
 
 	rdmacg_unregister_device(old);
-	KUNIT_EXPECT_TRUE(test, old->dead);
+	KUNIT_EXPECT_EQ(test, old->state, RDMACG_DEV_UNREGISTERED);
 	KUNIT_EXPECT_TRUE(test, rdmacg_test_no_pools(a));
 	KUNIT_EXPECT_TRUE(test, rdmacg_test_no_pools(b));
 	KUNIT_EXPECT_TRUE(test, list_empty(&old->pools));
@@ -566,7 +566,7 @@ static void rdmacg_test_unregister_outstanding(struct kunit *test)
 
 	/* Registered again, the old struct starts afresh with no limits. */
 	rdmacg_register_device(old);
-	KUNIT_ASSERT_FALSE(test, old->dead);
+	KUNIT_ASSERT_EQ(test, old->state, RDMACG_DEV_ACCOUNTED);
 	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_charge(b, old, r));
 	KUNIT_EXPECT_EQ(test, RDMACG_MAX, rdmacg_test_res(a, old, r)->max);
 	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_usage(a, old, r));
@@ -875,6 +875,352 @@ static void rdmacg_test_unregister_race(struct kunit *test)
 	KUNIT_EXPECT_GT(test, w[0].charged, 0);
 }
 
+static int rdmacg_test_peak(struct rdma_cgroup *cg, struct rdmacg_device *device,
+			    enum rdmacg_resource_type index)
+{
+	struct rdmacg_counter *c = rdmacg_test_res(cg, device, index);
+
+	return c ? atomic_read(&c->peak) : 0;
+}
+
+/*
+ * A charge refused by an ancestor leaves no trace in any peak: p (limit 2)
+ * - c, c holds 2, its third is refused by p; then in a chain deeper than
+ * RDMACG_PEAK_LEVELS a refusal at the top moves no peak, and a charge that
+ * succeeds raises every one.
+ */
+static void rdmacg_test_peak_refused(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
+	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
+	struct rdma_cgroup *p = rdmacg_test_cg(test, root);
+	struct rdma_cgroup *c = rdmacg_test_cg(test, p);
+	struct rdma_cgroup *lvl[RDMACG_PEAK_LEVELS + 3];
+	int i;
+
+	rdmacg_test_set(test, p, TEST_DEV_NAME " hca_object=2");
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(c, device, r));
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(c, device, r));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_test_charge(c, device, r));
+	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_peak(c, device, r));
+	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_peak(p, device, r));
+	rdmacg_uncharge(c, device, r);
+	rdmacg_uncharge(c, device, r);
+
+	lvl[0] = rdmacg_test_cg(test, root);
+	for (i = 1; i < ARRAY_SIZE(lvl); i++)
+		lvl[i] = rdmacg_test_cg(test, lvl[i - 1]);
+	rdmacg_test_set(test, lvl[0], TEST_DEV_NAME " hca_object=0");
+	KUNIT_EXPECT_EQ(test, -EAGAIN,
+			rdmacg_test_charge(lvl[ARRAY_SIZE(lvl) - 1], device, r));
+	for (i = 0; i < ARRAY_SIZE(lvl); i++)
+		KUNIT_EXPECT_EQ_MSG(test, 0, rdmacg_test_peak(lvl[i], device, r),
+				    "peak of level %d after a refusal", i);
+	rdmacg_test_set(test, lvl[0], TEST_DEV_NAME " hca_object=max");
+	KUNIT_EXPECT_EQ(test, 0,
+			rdmacg_test_charge(lvl[ARRAY_SIZE(lvl) - 1], device, r));
+	for (i = 0; i < ARRAY_SIZE(lvl); i++)
+		KUNIT_EXPECT_EQ_MSG(test, 1, rdmacg_test_peak(lvl[i], device, r),
+				    "peak of level %d after a charge", i);
+	rdmacg_uncharge(lvl[ARRAY_SIZE(lvl) - 1], device, r);
+}
+
+static int rdmacg_test_no_id(void)
+{
+	return -ENOMEM;
+}
+
+/*
+ * A device that gets no id is not limited: charges succeed and count
+ * nothing, the files do not show it, and rdma.max refuses it.
+ */
+static void rdmacg_test_unaccounted(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_HANDLE;
+	const char *text = TEST_DEV_NAME " hca_handle=0";
+	struct rdmacg_device *device, *other;
+	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
+	struct rdma_cgroup *cg = rdmacg_test_cg(test, root);
+	struct seq_file sf = { };
+
+	other = rdmacg_test_device(test, TEST_DEV_NAME "_other");
+	device = kunit_kzalloc(test, sizeof(*device), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, device);
+	device->name = TEST_DEV_NAME;
+	kunit_activate_static_stub(test, rdmacg_id_alloc, rdmacg_test_no_id);
+	rdmacg_register_device(device);
+	kunit_deactivate_static_stub(test, rdmacg_id_alloc);
+	KUNIT_ASSERT_EQ(test, device->state, RDMACG_DEV_UNACCOUNTED);
+
+	KUNIT_EXPECT_EQ(test, -ENODEV, rdmacg_set_max(cg, text, strlen(text)));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_charge(cg, device, r));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_charge(cg, device, r));
+	KUNIT_EXPECT_TRUE(test, rdmacg_test_no_pools(cg));
+	rdmacg_uncharge(cg, device, r);
+	rdmacg_uncharge(cg, device, r);
+
+	sf.size = PAGE_SIZE;
+	sf.buf = kunit_kzalloc(test, sf.size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sf.buf);
+	rdmacg_print_values(&sf, cg, RDMACG_VAL_CURRENT);
+	KUNIT_EXPECT_NULL(test, strstr(sf.buf, TEST_DEV_NAME " "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, TEST_DEV_NAME "_other "));
+
+	rdmacg_unregister_device(device);
+	KUNIT_EXPECT_EQ(test, device->state, RDMACG_DEV_UNREGISTERED);
+	KUNIT_EXPECT_EQ(test, -ENODEV, rdmacg_test_charge(cg, device, r));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(cg, other, r));
+}
+
+/*
+ * A zeroed struct that was never registered is no device: no charge goes
+ * through to the pools of the device that holds id 0.
+ */
+static void rdmacg_test_never_registered(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
+	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
+	struct rdma_cgroup *cg = rdmacg_test_cg(test, root);
+	struct rdmacg_device *zeroed;
+
+	zeroed = kunit_kzalloc(test, sizeof(*zeroed), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, zeroed);
+	zeroed->id = device->id;
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(cg, device, r));
+	KUNIT_EXPECT_EQ(test, -ENODEV, rdmacg_test_charge(cg, zeroed, r));
+	rdmacg_uncharge(cg, zeroed, r);
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_usage(cg, device, r));
+	rdmacg_uncharge(cg, device, r);
+}
+
+struct rdmacg_test_refusal {
+	struct rdma_cgroup	*cg;
+	struct rdma_cgroup	*limited;
+	struct rdmacg_device	*dev;
+	struct completion	done;
+};
+
+static int rdmacg_test_refusal_fn(void *data)
+{
+	struct rdmacg_test_refusal *t = data;
+
+	rdmacg_count_refusal(t->cg, t->limited, t->dev,
+			     RDMACG_RESOURCE_HCA_OBJECT);
+	complete(&t->done);
+	return 0;
+}
+
+/*
+ * A refusal that is counted once its device is being unregistered returns
+ * at once: it does not wait for the device's pools_lock (held here).
+ */
+static void rdmacg_test_refusal_dead_device(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
+	struct rdma_cgroup *a = rdmacg_test_cg(test, root);
+	struct rdma_cgroup *b = rdmacg_test_cg(test, a);
+	struct rdmacg_test_refusal t = { .cg = b, .limited = a };
+	struct task_struct *task;
+	bool returned;
+
+	t.dev = rdmacg_test_device(test, TEST_DEV_NAME);
+	init_completion(&t.done);
+	rdmacg_test_set(test, a, TEST_DEV_NAME " hca_object=0");
+	KUNIT_ASSERT_EQ(test, -EAGAIN, rdmacg_test_charge(b, t.dev, r));
+	rdmacg_unregister_device(t.dev);
+
+	mutex_lock(&t.dev->pools_lock);
+	task = kthread_run(rdmacg_test_refusal_fn, &t, "rdmacg_kunit/dead");
+	if (IS_ERR(task)) {
+		mutex_unlock(&t.dev->pools_lock);
+		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(task));
+		return;
+	}
+	returned = wait_for_completion_timeout(&t.done, 5 * HZ);
+	mutex_unlock(&t.dev->pools_lock);
+	if (!returned)
+		wait_for_completion(&t.done);
+	KUNIT_EXPECT_TRUE_MSG(test, returned,
+			      "rdmacg_count_refusal() waited for pools_lock of a dead device");
+}
+
+#define RDMACG_TEST_LOWER_ROUNDS	300
+
+struct rdmacg_test_charger {
+	struct rdma_cgroup	*cg;
+	struct rdmacg_device	*dev;
+	atomic_t		*held;
+	atomic_t		iterations;
+	bool			*stop;
+	struct completion	done;
+};
+
+/* Charge, never uncharge, until told to stop; count what is held. */
+static int rdmacg_test_charger_fn(void *data)
+{
+	struct rdmacg_test_charger *w = data;
+
+	struct rdma_cgroup *limited;
+
+	while (!READ_ONCE(*w->stop)) {
+		if (!rdmacg_charge(w->cg, w->dev, RDMACG_RESOURCE_HCA_OBJECT,
+				   &limited))
+			atomic_inc(w->held);
+		atomic_inc(&w->iterations);
+		cond_resched();
+	}
+	complete(&w->done);
+	return 0;
+}
+
+/* Wait until every charger has begun and ended at least one more charge. */
+static bool rdmacg_test_chargers_moved_on(struct rdmacg_test_charger *w, int n)
+{
+	unsigned long timeout = jiffies + 10 * HZ;
+	int seen[RDMACG_TEST_WORKERS], i;
+
+	for (i = 0; i < n; i++)
+		seen[i] = atomic_read(&w[i].iterations);
+	for (i = 0; i < n; i++)
+		while (atomic_read(&w[i].iterations) - seen[i] < 2) {
+			if (time_after(jiffies, timeout))
+				return false;
+			cond_resched();
+		}
+	return true;
+}
+
+/*
+ * Charges run without pause while the limit is lowered from max to 0, over
+ * and over. Once rdmacg_set_max() has returned, no charge may keep a unit
+ * taken afterwards: when the chargers have moved on, usage must not be
+ * above what it was right after the write.
+ */
+static void rdmacg_test_lowered_limit(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	const char *lower = TEST_DEV_NAME " hca_object=0";
+	const char *raise = TEST_DEV_NAME " hca_object=max";
+	struct rdmacg_device *dev = rdmacg_test_device(test, TEST_DEV_NAME);
+	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
+	struct rdma_cgroup *cg = rdmacg_test_cg(test, root);
+	int i, round, started, after, final, late = 0, stuck = 0;
+	struct rdmacg_test_charger *w;
+	struct task_struct *task;
+	struct rdmacg_counter *c;
+	atomic_t held = ATOMIC_INIT(0);
+	bool stop = false;
+
+	w = kunit_kcalloc(test, 2, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	rdmacg_test_set(test, cg, raise);
+	c = rdmacg_test_res(cg, dev, r);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+
+	for (started = 0; started < 2; started++) {
+		w[started] = (struct rdmacg_test_charger){
+			.cg = cg, .dev = dev, .held = &held, .stop = &stop,
+		};
+		init_completion(&w[started].done);
+		task = kthread_run(rdmacg_test_charger_fn, &w[started],
+				   "rdmacg_kunit/%d", started);
+		if (IS_ERR(task))
+			break;
+	}
+
+	/* No assertion may end the test while the chargers run. */
+	for (round = 0; started == 2 && round < RDMACG_TEST_LOWER_ROUNDS; round++) {
+		rdmacg_set_max(cg, raise, strlen(raise));
+		while (atomic_read(&c->usage) < 20)
+			cond_resched();
+		rdmacg_set_max(cg, lower, strlen(lower));
+		after = atomic_read(&c->usage);
+		if (!rdmacg_test_chargers_moved_on(w, started)) {
+			stuck++;
+			break;
+		}
+		final = atomic_read(&c->usage);
+		if (final > after)
+			late++;
+		for (i = 0; i < final; i++)
+			rdmacg_uncharge(cg, dev, r);
+		atomic_sub(final, &held);
+	}
+	WRITE_ONCE(stop, true);
+	for (i = 0; i < started; i++)
+		wait_for_completion(&w[i].done);
+
+	KUNIT_ASSERT_EQ(test, started, 2);
+	KUNIT_EXPECT_EQ(test, 0, stuck);
+	KUNIT_EXPECT_EQ_MSG(test, 0, late,
+			    "rounds in which a charge kept a unit taken after the limit was lowered");
+	KUNIT_EXPECT_EQ(test, atomic_read(&held), atomic_read(&c->usage));
+	while (atomic_dec_return(&held) >= 0)
+		rdmacg_uncharge(cg, dev, r);
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&c->usage));
+}
+
+/*
+ * p (limit 1) is full, held by its child s; workers in its other child b
+ * (limit 1, empty) try to charge. One alone, the refusal is p's. Several
+ * may meet each other's passing unit in b and have the refusal counted at
+ * b's limit (see rdmacg_charge()); still each refusal is counted at one
+ * level exactly, and at p in rdma.events. The share counted at b is
+ * reported: it is what exact attribution would buy.
+ */
+static void rdmacg_test_refusal_attribution(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	struct rdmacg_device *dev = rdmacg_test_device(test, TEST_DEV_NAME);
+	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
+	struct rdma_cgroup *p = rdmacg_test_cg(test, root);
+	struct rdma_cgroup *s = rdmacg_test_cg(test, p);
+	struct rdma_cgroup *b = rdmacg_test_cg(test, p);
+	int i, started, refused = 0, at_b, at_p;
+	struct rdmacg_test_worker *w;
+	DECLARE_COMPLETION_ONSTACK(go);
+
+	rdmacg_test_set(test, p, TEST_DEV_NAME " hca_object=1");
+	rdmacg_test_set(test, b, TEST_DEV_NAME " hca_object=1");
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(s, dev, r));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_test_charge(b, dev, r));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_event(b, dev, r, RDMACG_EV_MAX_LOCAL));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_event(p, dev, r, RDMACG_EV_MAX_LOCAL));
+
+	w = kunit_kcalloc(test, RDMACG_TEST_WORKERS, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	for (i = 0; i < RDMACG_TEST_WORKERS; i++) {
+		w[i].cg = b;
+		w[i].dev = dev;
+	}
+	started = rdmacg_test_start(w, RDMACG_TEST_WORKERS, &go);
+	for (i = 0; i < started; i++)
+		wait_for_completion(&w[i].done);
+	KUNIT_ASSERT_EQ(test, started, RDMACG_TEST_WORKERS);
+
+	for (i = 0; i < RDMACG_TEST_WORKERS; i++) {
+		KUNIT_EXPECT_EQ(test, 0, w[i].charged + w[i].other + w[i].gone);
+		refused += w[i].refused;
+	}
+	refused++;	/* the one before the workers */
+	at_b = rdmacg_test_event(b, dev, r, RDMACG_EV_MAX_LOCAL);
+	at_p = rdmacg_test_event(p, dev, r, RDMACG_EV_MAX_LOCAL);
+	KUNIT_EXPECT_EQ(test, refused, at_b + at_p);
+	KUNIT_EXPECT_EQ(test, refused, rdmacg_test_event(p, dev, r, RDMACG_EV_MAX));
+	KUNIT_EXPECT_EQ(test, at_b, rdmacg_test_event(b, dev, r, RDMACG_EV_MAX));
+	KUNIT_EXPECT_EQ(test, refused, rdmacg_test_event(b, dev, r, RDMACG_EV_FAIL_LOCAL));
+	KUNIT_EXPECT_EQ(test, refused, rdmacg_test_event(p, dev, r, RDMACG_EV_FAIL));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(b, dev, r));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_usage(p, dev, r));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_peak(b, dev, r));
+	kunit_info(test, "%d refusals by p's limit, %d of them counted at b (%d.%d%%)\n",
+		   refused, at_b, at_b * 100 / refused, at_b * 1000 / refused % 10);
+	rdmacg_uncharge(s, dev, r);
+}
+
 static struct kunit_case rdmacg_test_cases[] = {
 	KUNIT_CASE(rdmacg_test_parse_table),
 	KUNIT_CASE(rdmacg_test_parse_bytes),
@@ -886,9 +1232,15 @@ static struct kunit_case rdmacg_test_cases[] = {
 	KUNIT_CASE(rdmacg_test_pool_tree),
 	KUNIT_CASE(rdmacg_test_unregister_outstanding),
 	KUNIT_CASE(rdmacg_test_file_format),
+	KUNIT_CASE(rdmacg_test_peak_refused),
+	KUNIT_CASE(rdmacg_test_unaccounted),
+	KUNIT_CASE(rdmacg_test_never_registered),
+	KUNIT_CASE(rdmacg_test_refusal_dead_device),
 	KUNIT_CASE_SLOW(rdmacg_test_concurrent),
 	KUNIT_CASE_SLOW(rdmacg_test_table_race),
 	KUNIT_CASE_SLOW(rdmacg_test_unregister_race),
+	KUNIT_CASE_SLOW(rdmacg_test_lowered_limit),
+	KUNIT_CASE_SLOW(rdmacg_test_refusal_attribution),
 	{}
 };
 
