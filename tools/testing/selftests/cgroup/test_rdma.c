@@ -1635,6 +1635,34 @@ out:
 }
 
 /*
+ * A charge that the parent's limit refuses leaves no trace in the peak of
+ * the child, which held the unit for a moment, nor in the parent's.
+ */
+static int test_rdma_peak_refused_above(const char *root)
+{
+	struct worker w = { .pid = -1 };
+	struct cgs cgs = {};
+	int ret = KSFT_FAIL;
+	char *p, *c;
+
+	p = cgs_add(&cgs, root, "rdma_test_peak_above", true);
+	c = p ? cgs_add(&cgs, p, "c", false) : NULL;
+	if (!c || set_max(p, "hca_object=2") || worker_start(&w, c))
+		goto out;
+	if (!w_open(&w, 1, 1, 0) || !w_create(&w, OBJ_PD, 3, 2, EAGAIN))
+		goto out;
+	if (!expect_usage(c, 1, 2) || !expect_res(c, "rdma.peak", 1, 2))
+		goto out;
+	if (!expect_res(p, "rdma.peak", 1, 2))
+		goto out;
+	ret = KSFT_PASS;
+out:
+	worker_stop(&w);
+	cgs_destroy(&cgs);
+	return ret;
+}
+
+/*
  * rdma.events and rdma.events.local for a refusal caused by the limit of
  * the requesting cgroup, of its parent, and of its grandparent: ".max" is
  * counted where the limit was hit (and, in rdma.events, in its ancestors);
@@ -1777,6 +1805,11 @@ static int test_rdma_events_poll(const char *root)
 	ev = cg_control(p, "rdma.events");
 	local = cg_control(c, "rdma.events.local");
 
+	if (access("/proc/sys/fs/inotify", F_OK)) {
+		ksft_print_msg("no inotify in this kernel (CONFIG_INOTIFY_USER)\n");
+		ret = KSFT_SKIP;
+		goto out;
+	}
 	ev_fd = open(ev, O_RDONLY | O_CLOEXEC);
 	ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (ev_fd < 0 || ifd < 0 || reread(ev_fd) ||
@@ -2103,6 +2136,7 @@ static const struct rdma_test {
 	T(test_rdma_limit_below_usage),
 	T(test_rdma_rmdir_held),
 	T(test_rdma_peak),
+	T(test_rdma_peak_refused_above),
 	T(test_rdma_events_levels),
 	T(test_rdma_events_local),
 	T(test_rdma_events_poll),
