@@ -4,6 +4,7 @@
 #   make demo    build the release kernel, boot it, run the narrated demo
 #   make shell   boot the release kernel into an interactive shell
 #   make patch   write the patch series to build/patches/
+#   make series-check  build every prefix of the series, KUnit at its patch
 #   make kernel  build both kernels only
 #   make bench   charge/uncharge cost, ours against upstream 6.12 (long)
 #   make bench-smoke  one short bench case on both kernels
@@ -11,7 +12,7 @@
 
 H := harness
 
-.PHONY: check demo shell patch kernel deps tree clean bench bench-smoke
+.PHONY: check demo shell patch series-check kernel deps tree clean bench bench-smoke
 
 check:
 	@bash $(H)/check.sh
@@ -24,6 +25,9 @@ shell: deps
 
 patch: deps
 	@bash $(H)/run.sh patch
+
+series-check: deps
+	@bash $(H)/series-check.sh
 
 kernel: deps
 	@bash $(H)/run.sh kernel

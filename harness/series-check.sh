@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make series-check`: check that the series of `make patch` is bisectable.
+# For each patch in turn, build/src is set to pristine 6.12 plus the patches
+# up to it, and the release and the debug kernels are built from it in their
+# usual object folders, so every step is an incremental build.  At the patch
+# that adds the KUnit suite, the debug kernel is booted once (KUnit runs
+# built in) and the suite must pass.  At the end build/src is the whole
+# series again (harness/tree.sh), which is what the last step built.
+# Logs: build/logs/series-*.log; one line per step, as in make check.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+take_lock
+
+WORK=$BUILD/patchwork
+KUNIT_FILE=kernel/cgroup/tests/rdma_kunit.c
+t_start=$(date +%s)
+failed=0
+
+step patch "30s" bash "$HARNESS/patch.sh" || exit 1
+G=(git -C "$WORK")
+base=$("${G[@]}" rev-list --max-parents=0 HEAD)
+mapfile -t commits < <("${G[@]}" rev-list --reverse "$base..HEAD")
+mapfile -t touched < <("${G[@]}" diff --name-only "$base" HEAD)
+
+# set_file REL COMMIT: build/src/REL as the series has it at COMMIT (absent if
+# the file does not exist there).  Replaced only when the content changes,
+# never written through a hardlink into the pristine tree.
+set_file() {
+	local rel=$1 commit=$2 tmp
+	tmp=$(mktemp)
+	if "${G[@]}" cat-file -e "$commit:$rel" 2>/dev/null; then
+		"${G[@]}" show "$commit:$rel" >"$tmp"
+		if ! cmp -s "$tmp" "$SRC/$rel"; then
+			mkdir -p "$(dirname "$SRC/$rel")"
+			rm -f "$SRC/$rel"
+			cp "$tmp" "$SRC/$rel"
+		fi
+	else
+		rm -f "$SRC/$rel"
+	fi
+	rm -f "$tmp"
+}
+
+# A guest whose /init only powers off: KUnit has run by then.
+kunit_initramfs() {
+	local root=$BUILD/series-initramfs.d
+	rm -rf "$root"
+	mkdir -p "$root/bin"
+	cp /bin/busybox "$root/bin/busybox"
+	printf '#!/bin/busybox sh\n/bin/busybox reboot -f\n' >"$root/init"
+	chmod 755 "$root/init"
+	(cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip >"$BUILD/series-initramfs.cpio.gz"
+}
+
+kunit_boot() {
+	local log=$LOGS/series-kunit-console.log
+	kunit_initramfs
+	timeout -k 10 "${BOOT_TIMEOUT:-300}" qemu-system-x86_64 -accel "${ACCEL:-tcg,thread=multi}" \
+		-m 1G -smp 2 -no-reboot -nic none -display none -monitor none \
+		-kernel "$BUILD/obj-debug/arch/x86/boot/bzImage" \
+		-initrd "$BUILD/series-initramfs.cpio.gz" \
+		-append "console=ttyS0 panic=-1 oops=panic" \
+		-serial "file:$log" </dev/null || true
+	python3 "$HARNESS/analyze.py" --console "$log" --results /dev/null \
+		--src "$SRC" --expect-kunit | tee "$LOGS/series-kunit.log"
+	# No guest tests ran, so only the KUnit and splat verdicts count.
+	grep -q '^kunit: [1-9][0-9]* passed, 0 failed' "$LOGS/series-kunit.log" &&
+		grep -qx 'splats: none' "$LOGS/series-kunit.log"
+}
+
+n=0
+for c in "${commits[@]}"; do
+	n=$((n + 1))
+	subject=$("${G[@]}" log -1 --format=%s "$c")
+	say "==> patch $n/${#commits[@]}: $subject"
+	for rel in "${touched[@]}"; do
+		set_file "$rel" "$c"
+	done
+	for flavour in release debug; do
+		step "series-$n-$flavour" "1-3 min; 15 min the first time" \
+			bash "$HARNESS/kernel.sh" "$flavour" build || failed=$((failed + 1))
+	done
+	if "${G[@]}" diff --name-only --diff-filter=A "$c^" "$c" | grep -qxF "$KUNIT_FILE"; then
+		step "series-$n-kunit" "1 min (boot under TCG)" kunit_boot || failed=$((failed + 1))
+	fi
+done
+
+step tree "5s" bash "$HARNESS/tree.sh" || failed=$((failed + 1))
+say "==> series-check: ${#commits[@]} patches, $failed failed steps, $(($(date +%s) - t_start))s"
+[ $failed -eq 0 ]
