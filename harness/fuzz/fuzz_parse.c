@@ -1,29 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check the rdma.max parser of kernel/cgroup/rdma.c against the reference
- * model in model.c, on one input.
+ * Check the rdma.max parser of kernel/cgroup/rdma_parse.c against the
+ * reference model in model.c, on one input.
  *
- * Built two ways by harness/fuzz/run.sh, both with ASan and UBSan:
+ * Built two ways by harness/fuzz/run.sh, both with ASan and UBSan, from the
+ * kernel's parser source as it is (harness/fuzz/include stands in for the
+ * kernel headers):
  *  - as a libFuzzer target (LLVMFuzzerTestOneInput);
  *  - with -DFUZZ_STANDALONE, as a plain program that checks each file named
  *    on its command line and prints "NAME<TAB>RESULT" for each.
  *
  * Any disagreement aborts with both results and the input, escaped.
- *
- * PARSER_INC names the parser block, extracted from rdma.c at build time
- * (from "struct rdmacg_max_req {" to the end of rdmacg_parse_max()).
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "shim.h"
-
-#ifndef PARSER_INC
-#error "build with -DPARSER_INC='\"path/to/extracted/parser.c\"' (see run.sh)"
-#endif
-#include PARSER_INC
-
+#include "rdma_parse.h"
 #include "model.h"
 
 /* Print buf[0, len) as a C string literal body. */

@@ -1,26 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Fuzz the rdma.max parser of kernel/cgroup/rdma.c against a reference model.
+# Fuzz the rdma.max parser, kernel/cgroup/rdma_parse.c, against a reference
+# model.
 #
 #   harness/fuzz/run.sh [SECONDS]        (default 60)
 #
 # 1. Installs clang-14 and libfuzzer-14-dev if missing (Debian, idempotent).
-# 2. Extracts the parser block, from "struct rdmacg_max_req {" to the end of
-#    rdmacg_parse_max(), from rdma.c into build/fuzz/rdma_max_parser.c, and
-#    checks that harness/fuzz/shim.h still matches the kernel definitions
-#    the block uses.
-# 3. Builds, with ASan and UBSan, a libFuzzer target and a plain checker.
-# 4. Runs every seed of harness/fuzz/corpus through the plain checker (parser
+# 2. Builds kernel/cgroup/rdma_parse.c, the kernel's parser source as it
+#    is, against the stand-ins for kernel headers in harness/fuzz/include.
+#    Builds, with ASan and UBSan, a libFuzzer target and a plain checker.
+# 3. Runs every seed of harness/fuzz/corpus through the plain checker (parser
 #    and model must agree) and compares the results with
 #    harness/fuzz/expected.txt, worked out by hand: a check of the model.
-# 5. Fuzzes for SECONDS on a copy of the corpus in build/fuzz/corpus.
+# 4. Fuzzes for SECONDS on a copy of the corpus in build/fuzz/corpus.
 #
 # Exits non-zero on any crash, sanitizer report or disagreement; the last
 # line is "fuzz: N execs in S s, C crashes".
 #
-# Environment: RDMA_C (parser source, default kernel/cgroup/rdma.c),
-# FUZZ_OUT (default build/fuzz), FUZZ_SEED (libFuzzer -seed).
+# Environment: FUZZ_OUT (default build/fuzz), FUZZ_SEED (libFuzzer -seed).
 set -euo pipefail
 
 DURATION=${1:-60}
@@ -29,8 +27,7 @@ case "$DURATION" in '' | *[!0-9]*) echo "usage: $0 [SECONDS]" >&2; exit 2 ;; esa
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 OUT=${FUZZ_OUT:-$REPO/build/fuzz}
-RDMA_C=${RDMA_C:-$REPO/kernel/cgroup/rdma.c}
-HDR=$REPO/include/linux/cgroup_rdma.h
+PARSER=$REPO/kernel/cgroup/rdma_parse.c
 CLANG=clang-14
 PKGS=(clang-14 libfuzzer-14-dev llvm-14)
 
@@ -54,61 +51,17 @@ command -v $CLANG >/dev/null || die "$CLANG not found after install"
 
 mkdir -p "$OUT"
 
-# --- 2. extract the parser ---------------------------------------------------
-[ -f "$RDMA_C" ] || die "$RDMA_C not found"
-[ -f "$HDR" ] || die "$HDR not found"
-case "$RDMA_C" in "$REPO"/*) SHOWN=${RDMA_C#"$REPO"/} ;; *) SHOWN=$RDMA_C ;; esac
-
-PARSER=$OUT/rdma_max_parser.c
-rc=0
-awk -v shown="$SHOWN" '
-	!start && /^struct rdmacg_max_req \{/ {
-		start = NR
-		printf "#line %d \"%s\"\n", NR, shown
-	}
-	start { print }
-	start && /^static int rdmacg_parse_max\(/ { infn = 1 }
-	infn && /^}/ { done = 1; exit }
-	END {
-		if (!start) exit 2
-		if (!done) exit 3
-	}' "$RDMA_C" > "$PARSER.tmp" || rc=$?
-case $rc in
-0) mv "$PARSER.tmp" "$PARSER" ;;
-2) die "anchor 'struct rdmacg_max_req {' not found at the start of a line in $SHOWN" ;;
-3) die "no 'static int rdmacg_parse_max(' followed by a closing '}' in column 0 after 'struct rdmacg_max_req {' in $SHOWN" ;;
-*) die "awk failed ($rc) extracting the parser from $SHOWN" ;;
-esac
-say "parser: $(($(wc -l < "$PARSER") - 1)) lines of $SHOWN from line $(sed -n '1s/^#line \([0-9]*\).*/\1/p' "$PARSER")"
-
-# The shim copies a few kernel definitions; make sure they still match.
-# block FILE REGEX: from the line matching REGEX to the next "};", one line,
-# blanks squeezed.
-block() {
-	awk -v re="$2" '$0 ~ re { on = 1 } on { print } on && /^};/ { exit }' "$1" |
-		tr -s ' \t\n' ' '
-}
-[ -n "$(block "$HDR" '^enum rdmacg_resource_type \\{')" ] ||
-	die "enum rdmacg_resource_type not found in ${HDR#"$REPO"/}"
-[ "$(block "$HDR" '^enum rdmacg_resource_type \\{')" = \
-  "$(block "$HERE/shim.h" '^enum rdmacg_resource_type \\{')" ] ||
-	die "enum rdmacg_resource_type in ${HDR#"$REPO"/} differs from harness/fuzz/shim.h: update the shim and the model"
-[ "$(block "$RDMA_C" '^static const char \\*const rdmacg_names')" = \
-  "$(block "$HERE/shim.h" '^static const char \\*const rdmacg_names')" ] ||
-	die "rdmacg_names[] in $SHOWN differs from harness/fuzz/shim.h: update the shim and the model"
-grep -Eq '^#define[[:space:]]+RDMACG_MAX[[:space:]]+INT_MAX[[:space:]]*$' "$RDMA_C" ||
-	die "'#define RDMACG_MAX INT_MAX' not found in $SHOWN: update the shim and the model"
-
-# --- 3. build ----------------------------------------------------------------
+# --- 2. build -----------------------------------------------------------------
+[ -f "$PARSER" ] || die "$PARSER not found"
 # The kernel builds with -funsigned-char (since 6.2), so do we.
 CFLAGS=(-std=gnu11 -g -O1 -funsigned-char -fno-omit-frame-pointer
 	-fsanitize=address,undefined -fno-sanitize-recover=all
-	-Wall -Werror -I"$HERE" -DPARSER_INC="\"$PARSER\"")
+	-Wall -Werror -I"$HERE/include" -I"$REPO/kernel/cgroup")
 $CLANG "${CFLAGS[@]}" -fsanitize=fuzzer \
-	-o "$OUT/fuzz_parse" "$HERE/fuzz_parse.c" "$HERE/model.c" ||
+	-o "$OUT/fuzz_parse" "$HERE/fuzz_parse.c" "$HERE/model.c" "$PARSER" ||
 	die "building the fuzzer failed"
 $CLANG "${CFLAGS[@]}" -DFUZZ_STANDALONE \
-	-o "$OUT/fuzz_check" "$HERE/fuzz_parse.c" "$HERE/model.c" ||
+	-o "$OUT/fuzz_check" "$HERE/fuzz_parse.c" "$HERE/model.c" "$PARSER" ||
 	die "building the plain checker failed"
 say "built $OUT/fuzz_parse and $OUT/fuzz_check"
 
@@ -117,7 +70,7 @@ SYMBOLIZER=/usr/lib/llvm-14/bin/llvm-symbolizer
 export ASAN_OPTIONS=abort_on_error=1:halt_on_error=1:detect_leaks=1:strict_string_checks=1
 export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
 
-# --- 4. seeds and the model ----------------------------------------------------
+# --- 3. seeds and the model ----------------------------------------------------
 seeds=("$HERE"/corpus/*)
 [ -e "${seeds[0]}" ] || die "empty seed corpus $HERE/corpus"
 if ! "$OUT/fuzz_check" "${seeds[@]}" > "$OUT/seeds.txt" 2> "$OUT/seeds.err"; then
@@ -147,7 +100,7 @@ if [ $bad -ne 0 ]; then
 fi
 say "seeds: ${#seeds[@]} run, parser and model agree; $listed results as expected.txt"
 
-# --- 5. fuzz -------------------------------------------------------------------
+# --- 4. fuzz -------------------------------------------------------------------
 rm -rf "$OUT/corpus" "$OUT/artifacts"
 mkdir -p "$OUT/artifacts"
 cp -r "$HERE/corpus" "$OUT/corpus"
@@ -175,14 +128,14 @@ say "seed ${seed:-?}; final coverage: ${cov:-?} edges, ${ft:-?} features, corpus
 rm -f "$OUT"/cov-*.profraw
 if [ $rc -eq 0 ] &&
    $CLANG -std=gnu11 -O0 -funsigned-char -fprofile-instr-generate -fcoverage-mapping \
-	-I"$HERE" -DPARSER_INC="\"$PARSER\"" -DFUZZ_STANDALONE \
-	-o "$OUT/fuzz_cov" "$HERE/fuzz_parse.c" "$HERE/model.c" 2>/dev/null &&
+	-I"$HERE/include" -I"$REPO/kernel/cgroup" -DFUZZ_STANDALONE \
+	-o "$OUT/fuzz_cov" "$HERE/fuzz_parse.c" "$HERE/model.c" "$PARSER" 2>/dev/null &&
    (cd "$OUT/corpus" && find . -type f -print0 |
 	LLVM_PROFILE_FILE="$OUT/cov-%p.profraw" xargs -0 -r "$OUT/fuzz_cov") >/dev/null &&
    llvm-profdata-14 merge -o "$OUT/cov.profdata" "$OUT"/cov-*.profraw 2>/dev/null; then
 	llvm-cov-14 report "$OUT/fuzz_cov" -instr-profile="$OUT/cov.profdata" "$PARSER" 2>/dev/null |
 	awk -v p="$PARSER" '$1 == p {
-		printf "fuzz: parser source coverage by the final corpus: lines %d/%d, branches %d/%d, regions %d/%d\n",
+		printf "fuzz: rdma_parse.c coverage by the final corpus: lines %d/%d, branches %d/%d, regions %d/%d\n",
 			$8 - $9, $8, $11 - $12, $11, $2 - $3, $2 }' || true
 fi
 

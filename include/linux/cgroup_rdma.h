@@ -31,10 +31,13 @@ struct rdmacg_pool_table;
  * struct rdma_cgroup - per-cgroup state of the RDMA controller
  * @css: the cgroup core's state, embedded
  * @pool0: this cgroup's pool for the device with id 0 (the first one
- *	registered, often the only one); read under RCU
+ *	registered, often the only one)
  * @table: this cgroup's pools for the devices with higher ids, indexed by
- *	&rdmacg_device.id - 1; read under RCU
+ *	&rdmacg_device.id - 1
  * @table_lock: serialises the writers of @pool0, @table and its slots
+ *	(pool creation for any device, and unregistration); readers use RCU
+ *	only, even those holding a mutex, since @table may be replaced under
+ *	them; nothing allocates under it
  * @events_file: handle of rdma.events, for change notification
  * @events_local_file: handle of rdma.events.local, for change notification
  */
@@ -65,7 +68,12 @@ enum rdmacg_device_state {
  * struct rdmacg_device - an RDMA device as the controller knows it
  * @dev_node: entry in the list of accounted devices
  * @pools: every cgroup's pool for this device
- * @pools_lock: serialises pool creation against unregistration
+ * @pools_lock: serialises pool creation against unregistration: a pool
+ *	is created, stored in its cgroup's table and put on @pools under it,
+ *	and only while @state is %RDMACG_DEV_ACCOUNTED; unregistration leaves
+ *	that state and takes @pools under it too. Also taken to allocate a
+ *	pool's event counters; never by a charge once the pools exist, nor by
+ *	an uncharge
  * @name: name shown in and matched against the interface files; set by
  *	the owner before registration
  * @id: which slot of each &struct rdma_cgroup holds this device's pool

@@ -3,101 +3,31 @@
  * RDMA cgroup controller
  *
  * Limits, per cgroup and per RDMA device, how many uverbs contexts
- * (hca_handle) and uverbs objects (hca_object) the cgroup's tasks may hold.
+ * (hca_handle) and uverbs objects (hca_object) the tasks of a cgroup may
+ * hold. ib_core charges each context and object to the cgroup of the task
+ * that creates it, and returns the charge to that same cgroup when it is
+ * destroyed, wherever the task has gone meanwhile.
  *
- * Model
- * -----
- * Every non-root cgroup has at most one pool per registered device. A pool
- * holds, per resource, the usage of the cgroup and all its descendants, the
- * limit, the highest usage seen and the event counters. A charge walks from
- * the charging task's cgroup up to (not including) the root and takes one
- * unit at every level, or none at all. The root cgroup has no interface files
- * and is never charged, so it has no pools.
+ * Each cgroup below the root has at most one pool per device: usage, limit
+ * and peak of each resource, and event counters. The pools of one device
+ * form a tree like the cgroups': each points to its parent cgroup's pool.
+ * A cgroup finds its pool for a device in an array indexed by the device's
+ * id. A pool is created, with its missing ancestors, by the first charge or
+ * limit write that needs it and lives until its cgroup is freed or its
+ * device unregistered, so the steady-state charge path never allocates.
+ * The root cgroup is never charged and has no pools.
  *
- * The cgroup that created a resource owns the charge: rdmacg_try_charge()
- * hands the cgroup back to the caller, who passes it to rdmacg_uncharge()
- * whatever has become of the task since.
+ * A charge looks up one pool under RCU and walks up the parent pointers,
+ * taking a unit at each level with a cmpxchg that never passes the limit
+ * and giving the lower levels their unit back if a level refuses; an
+ * uncharge is one atomic decrement per level. Neither takes a lock once
+ * the pools exist. Pools are created under a per-device mutex that orders
+ * creation against unregistration, and freed after an RCU grace period.
+ * Lock order: rdmacg_registry_mutex, rdmacg_device.pools_lock,
+ * rdma_cgroup.table_lock. The rules of each field are where it is declared.
  *
- * Pools of one device form a tree like the cgroups': each pool points to the
- * pool of its cgroup's parent (none below the root), and a pool is only
- * created once its parent's exists. A charge or an uncharge therefore looks
- * up one pool, the charging cgroup's, and follows the parent pointers.
- *
- * Pool lifetime
- * -------------
- * A pool is created, with those of its ancestors that are missing, by the
- * first charge or rdma.max write that needs it. It lives until its cgroup
- * is freed or its device unregistered, whichever comes first. Usage going
- * back to zero frees nothing, so the steady-state charge path never
- * allocates. The event counters of a pool are allocated with its first
- * event. A parent pool outlives its children: cgroup core frees a child
- * cgroup before its parent, and unregistration frees all of a device's
- * pools after one grace period.
- *
- * Locks, RCU and references
- * -------------------------
- * Lock order: rdmacg_registry_mutex, then rdmacg_device.pools_lock, then
- * rdma_cgroup.table_lock, a spinlock under which nothing allocates.
- *
- * rdmacg_registry_mutex (global) protects the list of registered devices
- *   and orders device unregistration against the freeing of a cgroup
- *   (css_free), so that each pool is freed exactly once and a cgroup is
- *   alive while unregistration clears its table. The interface files hold
- *   it to walk the device list. The charge and uncharge paths never take it.
- *
- * rdmacg_device.pools_lock (per device) protects the device's pool list.
- *   A pool is created, stored in its cgroup's table and linked
- *   on its device's list under this lock, and only while the device is
- *   accounted; unregistration changes the state and takes the whole list
- *   under the same lock. So a pool is either freed by unregistration or by
- *   css_free, never created behind their back. It is taken to create pools or event
- *   counters; never by a charge once the pools exist, nor by an uncharge.
- *
- * rdmacg_device.state becomes RDMACG_DEV_ACCOUNTED, with the id set and
- *   the device listed, under rdmacg_registry_mutex, and leaves it under
- *   both mutexes before unregistration clears the device's slots. Whoever
- *   uses the device's id without one of the mutexes checks the state in
- *   the same RCU read-side critical section as the lookup (see RCU below);
- *   holders of pools_lock check it first; holders of rdmacg_registry_mutex
- *   only use devices on the list.
- *
- * rdma_cgroup.pool0 holds the pool of device id 0, and rdma_cgroup.table,
- *   an array of pool pointers, those of the higher ids; the array is
- *   replaced by a larger copy when an id does not fit. rdma_cgroup.
- *   table_lock (per cgroup) serialises the writers of the slots and of the
- *   array pointer (pool creation, for any device, and unregistration);
- *   readers use RCU only, and replaced arrays are freed after a grace
- *   period. So lookups are made under rcu_read_lock() even by holders of a
- *   mutex, who only rely on the mutex to keep the pool they found.
- *
- * RCU: pools are freed after a grace period, so a pool found under
- *   rcu_read_lock() in a cgroup that the caller pins (see below), and every
- *   pool up its parent chain, stays valid until rcu_read_unlock(), even
- *   when an unregistration removes it meanwhile.
- *   The charge path never keeps a pool pointer across a point where it
- *   drops the RCU read lock: it looks the pool up again. Unregistration also
- *   waits for a grace period before it frees the device id: a charge or
- *   uncharge that found the device alive, in one read-side section, cannot
- *   see the id reused by another device, so a slot holds the pool of the
- *   device whose id it is. Event counters hang off their pool: published
- *   with smp_store_release() under pools_lock, read with smp_load_acquire(),
- *   freed with the pool.
- *
- * Counters are atomics. A charge takes a unit at one level with a cmpxchg
- * loop that never lets usage pass the limit, so usage cannot overshoot or
- * wrap, and a refused charge leaves no trace at that level; the levels below
- * are then given their unit back (rdmacg_charge() says what concurrent
- * readers and chargers can see meanwhile). Peaks are raised only once
- * every level has accepted (rdmacg_counter_raise_peak()).
- *
- * A successful charge keeps a reference on the charging cgroup's css until
- * the matching uncharge. That keeps the cgroup, and through the parent
- * references of cgroup core all its ancestors, allocated while they account
- * for a resource; hence pools are never freed under a charged resource
- * except by unregistration, after which uncharges of that device are
- * ignored. Registering the same struct again is allowed only once every
- * charge made on it before has been uncharged, since a charge records the
- * cgroup, not the registration.
+ * Based on the controller of Linux 4.11,
+ * Copyright (C) 2016 Parav Pandit <pandit.parav@gmail.com>
  */
 
 #include <linux/atomic.h>
@@ -119,13 +49,7 @@
 
 #include <kunit/static_stub.h>
 
-/* The largest limit; reads and writes spell it "max". */
-#define RDMACG_MAX	INT_MAX
-
-static const char *const rdmacg_names[RDMACG_RESOURCE_MAX] = {
-	[RDMACG_RESOURCE_HCA_HANDLE]	= "hca_handle",
-	[RDMACG_RESOURCE_HCA_OBJECT]	= "hca_object",
-};
+#include "rdma_parse.h"
 
 /*
  * Event counters of one resource in one pool. The local ones count what
@@ -141,9 +65,13 @@ enum rdmacg_event {
 
 /**
  * struct rdmacg_counter - one resource of one pool
- * @usage: units held by the cgroup and its descendants
- * @max: limit, %RDMACG_MAX for none
- * @peak: highest @usage seen
+ * @usage: units held by the cgroup and its descendants; changed only by
+ *	atomic operations, and never above @max by a charge
+ * @max: limit, %RDMACG_MAX for none; written with WRITE_ONCE() under
+ *	rdmacg_registry_mutex, read with READ_ONCE() by charges, twice (see
+ *	rdmacg_counter_try_inc())
+ * @peak: highest @usage seen; raised with cmpxchg only once a charge has
+ *	succeeded at every level (see rdmacg_counter_raise_peak())
  */
 struct rdmacg_counter {
 	atomic_t	usage;
@@ -165,13 +93,20 @@ struct rdmacg_events {
 /**
  * struct rdmacg_pool - the state of one cgroup on one device
  * @parent: the pool of the parent cgroup for the same device, or %NULL when
- *	the parent is the root
- * @cg: the cgroup
- * @dev_link: entry in &rdmacg_device.pools while the pool is live
- * @rcu: used to free the pool once it is unlinked
+ *	the parent is the root; set at creation, which happens only once the
+ *	parent pool exists. A parent pool outlives its children: cgroup core
+ *	frees a child before its parent, and unregistration frees all the
+ *	pools of a device after one grace period
+ * @cg: the cgroup, which the pool never outlives
+ * @dev_link: entry in &rdmacg_device.pools, under &rdmacg_device.pools_lock
+ * @rcu: frees the pool a grace period after it left its cgroup's table, so
+ *	that a pool found under rcu_read_lock() in a cgroup the caller keeps
+ *	alive, and every pool up its parent chain, stays valid until
+ *	rcu_read_unlock()
  * @res: counters, indexed by &enum rdmacg_resource_type
- * @events: event counters, or %NULL before the first event; set once under
- *	&rdmacg_device.pools_lock
+ * @events: event counters, or %NULL before the first event; published once
+ *	with smp_store_release() under &rdmacg_device.pools_lock, read with
+ *	smp_load_acquire(), freed with the pool
  */
 struct rdmacg_pool {
 	struct rdmacg_pool	*parent;
@@ -187,10 +122,13 @@ struct rdmacg_pool {
 /**
  * struct rdmacg_pool_table - the pools of one cgroup for device ids from 1
  * @nr: number of slots, as many as the allocation holds
- * @pool: the pool for device id i + 1 at i, %NULL where there is none
+ * @pool: the pool for device id i + 1 at i, %NULL where there is none;
+ *	written under &rdma_cgroup.table_lock, read under RCU
  *
- * No rcu_head: a replaced table is freed with kfree_rcu_mightsleep(), so
- * that a table for a few devices fits in 16 or 32 bytes.
+ * Never resized in place: a bigger copy replaces it under
+ * &rdma_cgroup.table_lock and the old one is freed after a grace period,
+ * with kfree_rcu_mightsleep() so that no rcu_head makes a table for a few
+ * devices outgrow 16 or 32 bytes.
  */
 struct rdmacg_pool_table {
 	unsigned long			nr;
@@ -204,8 +142,20 @@ enum rdmacg_value {
 	RDMACG_VAL_PEAK,
 };
 
+/*
+ * Protects rdmacg_registry, the accounted devices, and orders unregistration
+ * against css_free, so that each pool is freed once and a cgroup is alive
+ * while unregistration clears its table. The interface files hold it to
+ * walk the devices; charges and uncharges never take it.
+ */
 static DEFINE_MUTEX(rdmacg_registry_mutex);
 static LIST_HEAD(rdmacg_registry);
+
+/*
+ * Device ids. An id is freed a grace period after its device left the
+ * accounted state, so that a lockless reader that saw the device accounted
+ * in its RCU read-side critical section never sees the id reused.
+ */
 static DEFINE_IDA(rdmacg_ids);
 
 static struct rdma_cgroup *rdmacg_of(struct cgroup_subsys_state *css)
@@ -331,7 +281,7 @@ static struct rdmacg_pool __rcu **rdmacg_slot(struct rdma_cgroup *cg, u32 id)
 }
 
 /**
- * rdmacg_pool_find() - look up the pool of @cg for @dev
+ * rdmacg_pool_lookup() - look up the pool of @cg for @dev
  * @cg: a cgroup
  * @dev: a device the caller saw registered in the current RCU read-side
  *	critical section, or keeps registered
@@ -339,8 +289,8 @@ static struct rdmacg_pool __rcu **rdmacg_slot(struct rdma_cgroup *cg, u32 id)
  * Context: Under rcu_read_lock(), which keeps the result valid.
  * Return: the pool, or %NULL.
  */
-static struct rdmacg_pool *rdmacg_pool_find(struct rdma_cgroup *cg,
-					    struct rdmacg_device *dev)
+static struct rdmacg_pool *rdmacg_pool_lookup(struct rdma_cgroup *cg,
+					      struct rdmacg_device *dev)
 {
 	struct rdmacg_pool __rcu **slot = rdmacg_slot(cg, dev->id);
 
@@ -348,7 +298,7 @@ static struct rdmacg_pool *rdmacg_pool_find(struct rdma_cgroup *cg,
 }
 
 /**
- * rdmacg_pool_find_locked() - look up the pool of @cg for @dev
+ * rdmacg_pool_lookup_locked() - look up the pool of @cg for @dev
  * @cg: a cgroup
  * @dev: a registered device
  *
@@ -356,8 +306,8 @@ static struct rdmacg_pool *rdmacg_pool_find(struct rdma_cgroup *cg,
  * keep the result valid.
  * Return: the pool, or %NULL.
  */
-static struct rdmacg_pool *rdmacg_pool_find_locked(struct rdma_cgroup *cg,
-						   struct rdmacg_device *dev)
+static struct rdmacg_pool *rdmacg_pool_lookup_locked(struct rdma_cgroup *cg,
+						     struct rdmacg_device *dev)
 {
 	struct rdmacg_pool *pool;
 
@@ -365,7 +315,7 @@ static struct rdmacg_pool *rdmacg_pool_find_locked(struct rdma_cgroup *cg,
 		       lockdep_is_held(&dev->pools_lock));
 	/* The table itself may be replaced under us; only RCU keeps it. */
 	rcu_read_lock();
-	pool = rdmacg_pool_find(cg, dev);
+	pool = rdmacg_pool_lookup(cg, dev);
 	rcu_read_unlock();
 	return pool;
 }
@@ -471,7 +421,7 @@ static struct rdmacg_pool *rdmacg_pool_add(struct rdma_cgroup *cg,
 }
 
 /**
- * __rdmacg_pool_get() - find or create the pool of @cg for @dev
+ * rdmacg_pool_ensure() - find the pool of @cg for @dev, or create it
  * @cg: a non-root cgroup the caller keeps alive
  * @dev: the device
  *
@@ -480,11 +430,13 @@ static struct rdmacg_pool *rdmacg_pool_add(struct rdma_cgroup *cg,
  * far stay; they are complete pools.
  *
  * Context: Process context, under &rdmacg_device.pools_lock; may sleep.
- * Return: the pool, which stays valid while the lock is held;
- * ERR_PTR(-ENODEV) once @dev is being unregistered; or ERR_PTR(-ENOMEM).
+ * Return: the pool, which stays valid while the lock is held, or while
+ * the caller keeps unregistration away (rdmacg_registry_mutex), or after a
+ * new lookup under the RCU read lock; ERR_PTR(-ENODEV) once @dev is being
+ * unregistered; or ERR_PTR(-ENOMEM).
  */
-static struct rdmacg_pool *__rdmacg_pool_get(struct rdma_cgroup *cg,
-					     struct rdmacg_device *dev)
+static struct rdmacg_pool *rdmacg_pool_ensure(struct rdma_cgroup *cg,
+					      struct rdmacg_device *dev)
 {
 	struct rdmacg_pool *pool;
 	struct rdma_cgroup *p, *missing;
@@ -496,7 +448,7 @@ static struct rdmacg_pool *__rdmacg_pool_get(struct rdma_cgroup *cg,
 		/* Find the highest level without a pool, and its parent's. */
 		missing = NULL;
 		for (p = cg; rdmacg_is_charged(p); p = rdmacg_parent(p)) {
-			pool = rdmacg_pool_find_locked(p, dev);
+			pool = rdmacg_pool_lookup_locked(p, dev);
 			if (pool)
 				break;
 			missing = p;
@@ -509,27 +461,6 @@ static struct rdmacg_pool *__rdmacg_pool_get(struct rdma_cgroup *cg,
 	}
 }
 
-/**
- * rdmacg_pool_get() - find or create the pool of @cg for @dev
- * @cg: a non-root cgroup the caller keeps alive
- * @dev: the device
- *
- * Context: Process context; may sleep. Takes &rdmacg_device.pools_lock.
- * Return: as __rdmacg_pool_get(). The pool stays valid only while the
- * caller keeps unregistration away (rdmacg_registry_mutex), or after a new
- * lookup under the RCU read lock.
- */
-static struct rdmacg_pool *rdmacg_pool_get(struct rdma_cgroup *cg,
-					   struct rdmacg_device *dev)
-{
-	struct rdmacg_pool *pool;
-
-	mutex_lock(&dev->pools_lock);
-	pool = __rdmacg_pool_get(cg, dev);
-	mutex_unlock(&dev->pools_lock);
-	return pool;
-}
-
 static void rdmacg_pool_free_rcu(struct rcu_head *head)
 {
 	struct rdmacg_pool *pool = container_of(head, struct rdmacg_pool, rcu);
@@ -539,7 +470,7 @@ static void rdmacg_pool_free_rcu(struct rcu_head *head)
 }
 
 /**
- * rdmacg_pool_events() - the event counters of @cg for @dev
+ * rdmacg_events_ensure() - the event counters of @cg for @dev
  * @cg: a non-root cgroup the caller keeps alive
  * @dev: the device
  *
@@ -547,10 +478,10 @@ static void rdmacg_pool_free_rcu(struct rcu_head *head)
  * Return: the counters, creating the pool and the counters if needed, or
  * %NULL if that fails or @dev is being unregistered.
  */
-static struct rdmacg_events *rdmacg_pool_events(struct rdma_cgroup *cg,
-						struct rdmacg_device *dev)
+static struct rdmacg_events *rdmacg_events_ensure(struct rdma_cgroup *cg,
+						  struct rdmacg_device *dev)
 {
-	struct rdmacg_pool *pool = __rdmacg_pool_get(cg, dev);
+	struct rdmacg_pool *pool = rdmacg_pool_ensure(cg, dev);
 	struct rdmacg_events *events;
 
 	if (IS_ERR(pool))
@@ -620,7 +551,7 @@ static int rdmacg_charge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 		}
 		if (!rdmacg_is_charged(cg))
 			goto out;
-		leaf = rdmacg_pool_find(cg, dev);
+		leaf = rdmacg_pool_lookup(cg, dev);
 		if (likely(leaf))
 			break;
 		/*
@@ -628,7 +559,9 @@ static int rdmacg_charge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 		 * lookup under RCU keeps a pool valid.
 		 */
 		rcu_read_unlock();
-		ret = PTR_ERR_OR_ZERO(rdmacg_pool_get(cg, dev));
+		mutex_lock(&dev->pools_lock);
+		ret = PTR_ERR_OR_ZERO(rdmacg_pool_ensure(cg, dev));
+		mutex_unlock(&dev->pools_lock);
 		rcu_read_lock();
 		if (ret)
 			goto out;
@@ -724,8 +657,8 @@ static void rdmacg_count_refusal(struct rdma_cgroup *cg,
 		rcu_read_lock();
 		/* A dead device's id may belong to another device by now. */
 		alive = rdmacg_device_alive(dev);
-		pool = alive ? rdmacg_pool_find(p, dev) : NULL;
-		/* Pairs with the release in rdmacg_pool_events(). */
+		pool = alive ? rdmacg_pool_lookup(p, dev) : NULL;
+		/* Pairs with the release in rdmacg_events_ensure(). */
 		events = pool ? smp_load_acquire(&pool->events) : NULL;
 		if (events)
 			rdmacg_events_add(events, type, mask);
@@ -735,7 +668,7 @@ static void rdmacg_count_refusal(struct rdma_cgroup *cg,
 
 		if (!events) {
 			mutex_lock(&dev->pools_lock);
-			events = rdmacg_pool_events(p, dev);
+			events = rdmacg_events_ensure(p, dev);
 			if (events)
 				rdmacg_events_add(events, type, mask);
 			mutex_unlock(&dev->pools_lock);
@@ -756,8 +689,11 @@ static void rdmacg_count_refusal(struct rdma_cgroup *cg,
  * @type: the resource
  *
  * The charge is made at the task's cgroup and every ancestor below the root,
- * or not at all. On success the charged cgroup stays pinned until
- * rdmacg_uncharge() is called with it. A device the controller could not
+ * or not at all. On success the charge holds a reference on the cgroup's
+ * css until rdmacg_uncharge() is called with it: that keeps the cgroup, and
+ * through cgroup core its ancestors, allocated, so their pools are not
+ * freed under a charged resource except by unregistration, after which
+ * uncharges of the device only drop the reference. A device the controller could not
  * account for (see rdmacg_register_device()) is not limited: the charge
  * succeeds and counts nothing.
  *
@@ -809,7 +745,7 @@ void rdmacg_uncharge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 	if (!WARN_ON_ONCE(type >= RDMACG_RESOURCE_MAX)) {
 		rcu_read_lock();
 		if (likely(rdmacg_device_alive(dev))) {
-			pool = rdmacg_pool_find(cg, dev);
+			pool = rdmacg_pool_lookup(cg, dev);
 			for (; pool; pool = pool->parent)
 				rdmacg_counter_dec(&pool->res[type]);
 		}
@@ -922,133 +858,6 @@ void rdmacg_unregister_device(struct rdmacg_device *dev)
 }
 EXPORT_SYMBOL(rdmacg_unregister_device);
 
-/*
- * Parsing of rdma.max writes. This part is a pure function of its input so
- * that it can be built and fuzzed in user space as well.
- */
-
-/**
- * struct rdmacg_max_req - a parsed rdma.max write
- * @dev: the device name, not NUL-terminated
- * @dev_len: its length
- * @mask: bit i is set when resource i was given
- * @value: the limits given, %RDMACG_MAX for "max"
- */
-struct rdmacg_max_req {
-	const char	*dev;
-	size_t		dev_len;
-	unsigned int	mask;
-	int		value[RDMACG_RESOURCE_MAX];
-};
-
-static bool rdmacg_is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-/*
- * Return the next token in [*pos, end) and its length in *len, and move
- * *pos past it; NULL when only blanks are left.
- */
-static const char *rdmacg_next_token(const char **pos, const char *end,
-				     size_t *len)
-{
-	const char *s = *pos, *t;
-
-	while (s < end && rdmacg_is_blank(*s))
-		s++;
-	if (s == end)
-		return NULL;
-	for (t = s; t < end && !rdmacg_is_blank(*t); t++)
-		;
-	*pos = t;
-	*len = t - s;
-	return s;
-}
-
-/* Accept "max", or a decimal number from 0 to RDMACG_MAX in digits only. */
-static bool rdmacg_parse_value(const char *s, size_t len, int *value)
-{
-	int v = 0, digit;
-	size_t i;
-
-	if (len == 3 && !memcmp(s, "max", 3)) {
-		*value = RDMACG_MAX;
-		return true;
-	}
-	for (i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		digit = s[i] - '0';
-		if (v > (RDMACG_MAX - digit) / 10)
-			return false;
-		v = v * 10 + digit;
-	}
-	*value = v;
-	return len > 0;
-}
-
-/* The resource named by s[0..len), or RDMACG_RESOURCE_MAX if none is. */
-static enum rdmacg_resource_type rdmacg_parse_key(const char *s, size_t len)
-{
-	enum rdmacg_resource_type type;
-
-	for (type = 0; type < RDMACG_RESOURCE_MAX; type++)
-		if (strlen(rdmacg_names[type]) == len &&
-		    !memcmp(s, rdmacg_names[type], len))
-			break;
-	return type;
-}
-
-/* Parse one "KEY=VALUE" token into @req, refusing a key seen before. */
-static bool rdmacg_parse_setting(const char *tok, size_t len,
-				 struct rdmacg_max_req *req)
-{
-	const char *eq = memchr(tok, '=', len);
-	enum rdmacg_resource_type type;
-
-	if (!eq)
-		return false;
-	type = rdmacg_parse_key(tok, eq - tok);
-	if (type == RDMACG_RESOURCE_MAX || (req->mask & BIT(type)))
-		return false;
-	if (!rdmacg_parse_value(eq + 1, tok + len - eq - 1, &req->value[type]))
-		return false;
-	req->mask |= BIT(type);
-	return true;
-}
-
-/**
- * rdmacg_parse_max() - parse "DEV [KEY=VALUE]..." as written to rdma.max
- * @buf: the text; need not be NUL-terminated
- * @len: its length
- * @req: the result, valid only on success
- *
- * Tokens are separated by any run of spaces and tabs; blanks at either end
- * and newlines at the end are ignored. Each key may appear once.
- *
- * Context: Any context.
- * Return: 0, or -EINVAL if the text is malformed.
- */
-static int rdmacg_parse_max(const char *buf, size_t len,
-			    struct rdmacg_max_req *req)
-{
-	const char *pos = buf, *end = buf + len, *tok;
-	size_t tok_len;
-
-	memset(req, 0, sizeof(*req));
-	while (end > pos && (rdmacg_is_blank(end[-1]) || end[-1] == '\n'))
-		end--;
-
-	req->dev = rdmacg_next_token(&pos, end, &req->dev_len);
-	if (!req->dev)
-		return -EINVAL;
-	while ((tok = rdmacg_next_token(&pos, end, &tok_len)))
-		if (!rdmacg_parse_setting(tok, tok_len, req))
-			return -EINVAL;
-	return 0;
-}
-
 /* Context: Under rdmacg_registry_mutex. */
 static struct rdmacg_device *rdmacg_device_find(const char *name, size_t len)
 {
@@ -1093,7 +902,9 @@ static int rdmacg_set_max(struct rdma_cgroup *cg, const char *buf, size_t len)
 	if (!req.mask)
 		goto out;
 
-	pool = rdmacg_pool_get(cg, dev);
+	mutex_lock(&dev->pools_lock);
+	pool = rdmacg_pool_ensure(cg, dev);
+	mutex_unlock(&dev->pools_lock);
 	if (IS_ERR(pool)) {
 		ret = PTR_ERR(pool);
 		goto out;
@@ -1142,7 +953,7 @@ static void rdmacg_print_values(struct seq_file *seq, struct rdma_cgroup *cg,
 
 	mutex_lock(&rdmacg_registry_mutex);
 	list_for_each_entry(dev, &rdmacg_registry, dev_node) {
-		pool = rdmacg_pool_find_locked(cg, dev);
+		pool = rdmacg_pool_lookup_locked(cg, dev);
 		seq_puts(seq, dev->name);
 		for (i = 0; i < RDMACG_RESOURCE_MAX; i++) {
 			if (pool)
@@ -1176,8 +987,8 @@ static void rdmacg_print_events(struct seq_file *seq, struct rdma_cgroup *cg,
 
 	mutex_lock(&rdmacg_registry_mutex);
 	list_for_each_entry(dev, &rdmacg_registry, dev_node) {
-		pool = rdmacg_pool_find_locked(cg, dev);
-		/* Pairs with the release in rdmacg_pool_events(). */
+		pool = rdmacg_pool_lookup_locked(cg, dev);
+		/* Pairs with the release in rdmacg_events_ensure(). */
 		events = pool ? smp_load_acquire(&pool->events) : NULL;
 		seq_puts(seq, dev->name);
 		for (i = 0; i < RDMACG_RESOURCE_MAX; i++) {
@@ -1271,7 +1082,7 @@ static void rdmacg_free_css(struct cgroup_subsys_state *css)
 		goto out;
 	mutex_lock(&rdmacg_registry_mutex);
 	list_for_each_entry(dev, &rdmacg_registry, dev_node) {
-		pool = rdmacg_pool_find_locked(cg, dev);
+		pool = rdmacg_pool_lookup_locked(cg, dev);
 		if (!pool)
 			continue;
 		mutex_lock(&dev->pools_lock);

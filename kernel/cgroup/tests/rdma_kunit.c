@@ -64,7 +64,7 @@ static struct rdmacg_pool *rdmacg_test_pool(struct rdma_cgroup *cg,
 	struct rdmacg_pool *pool;
 
 	rcu_read_lock();
-	pool = rdmacg_pool_find(cg, device);
+	pool = rdmacg_pool_lookup(cg, device);
 	rcu_read_unlock();
 	return pool;
 }

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#include_next <linux/limits.h>
+#include <limits.h>

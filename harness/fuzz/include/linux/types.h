@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#include_next <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint32_t u32;
