@@ -818,7 +818,11 @@ static int test_rdma_device_removal(const char *root, struct rig *t)
 	if (del == 0) {
 		/* Must not keep the worker's pipes, or it never sees EOF. */
 		close_inherited(-1, -1);
-		_exit(rdma_link_del(index) ? 1 : 0);
+		err = rdma_link_del(index);
+		if (err)
+			ksft_print_msg("rdma link del %s: %s\n", rdma_dev,
+				       strerror(-err));
+		_exit(err ? 1 : 0);
 	}
 	if (del < 0) {
 		ksft_print_msg("fork: %s\n", strerror(errno));
