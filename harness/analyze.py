@@ -8,7 +8,9 @@ console: the kernel console (ttyS0); results: what /init wrote to ttyS1.
 Prints one line per finding and, last, "COUNTS passed failed skipped".
 - KUnit: the KTAP printed before /init started, parsed by the kernel's own
   tools/testing/kunit/kunit.py parse.
-- Guest tests: TAP lines between "### harness: begin/end NAME" markers.
+- Guest tests: TAP lines between "### harness: begin/end NAME" markers;
+  each test must print one plan "1..N" and exactly N results ("1..0 #
+  SKIP reason" skips the whole test), so that one that dies half way fails.
 - Kernel splats anywhere in the console log (lines that are only a copy of
   a test's own output are not scanned).
 """
@@ -23,6 +25,8 @@ SPLAT = re.compile(
 EXPECTED_TRACE = re.compile(r"FAULT_INJECTION: forcing a failure")
 MARK = re.compile(r"### harness: (begin|end|done)\s*(\S*)(?:\s+rc=(\d+))?(?:\s+time=(\d+)s)?")
 TAP = re.compile(r"^(not ok|ok)\b\s*\d*\s*(.*)$")
+KSFT_SKIP = 4  # the exit code of a kselftest skipped as a whole
+PLAN = re.compile(r"^1\.\.(\d+)\s*(#\s*SKIP\b.*)?$", re.I)
 
 
 def read(path):
@@ -68,27 +72,38 @@ def kunit(console, src, expect):
     return passed, failed, skipped
 
 
+def judge(name, rc, plan, seen, fails, skip_all):
+    """Return the failure of one guest test's section, or None."""
+    if seen == 0 and not skip_all:
+        return "%s printed no TAP result (exit %d)" % (name, rc)
+    if plan is None:
+        return "%s printed no TAP plan (exit %d)" % (name, rc)
+    if plan == -1:
+        return "%s printed more than one TAP plan" % name
+    if seen != plan:
+        return "%s planned %d results and printed %d (exit %d)" % (name, plan, seen, rc)
+    if rc != 0 and fails == 0 and not (skip_all and rc == KSFT_SKIP):
+        return "%s exited %d without a failing TAP line" % (name, rc)
+    return None
+
+
 def tap(results):
     passed = failed = skipped = 0
-    name, rc, seen, fails = None, None, 0, 0
+    name, seen, fails, plan, skip_all = None, 0, 0, None, False
     done = False
     for l in results:
         m = MARK.search(l)
         if m:
             kind = m.group(1)
             if kind == "begin":
-                name, seen, fails = m.group(2), 0, 0
+                name, seen, fails, plan, skip_all = m.group(2), 0, 0, None, False
             elif kind == "end" and name:
                 rc = int(m.group(3) or 0)
-                if name == "kmemleak":
-                    pass
-                elif seen == 0:
-                    print("guest: FAIL: %s printed no TAP result (exit %d)" % (name, rc))
+                why = None if name == "kmemleak" else judge(name, rc, plan, seen, fails, skip_all)
+                if why:
+                    print("guest: FAIL: " + why)
                     failed += 1
-                elif rc != 0 and fails == 0:
-                    print("guest: FAIL: %s exited %d without a failing TAP line" % (name, rc))
-                    failed += 1
-                else:
+                elif name != "kmemleak":
                     print("guest: %s: %d results, exit %d%s"
                           % (name, seen, rc, ", %ss" % m.group(4) if m.group(4) else ""))
                 name = None
@@ -96,6 +111,14 @@ def tap(results):
                 done = True
             continue
         if not name or name == "kmemleak":
+            continue
+        p = PLAN.match(l)
+        if p:
+            plan = int(p.group(1)) if plan is None else -1
+            if plan == 0 and p.group(2):
+                skip_all = True
+                skipped += 1
+                print("guest: %s: skipped: %s" % (name, l))
             continue
         t = TAP.match(l)
         if not t:

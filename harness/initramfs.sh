@@ -75,13 +75,15 @@ done
 for l in "$HARNESS"/guest/lib/*.sh; do
 	[ -f "$l" ] && install -m 644 "$l" "$ROOT/lib/harness/"
 done
+GUEST_LIB=$HARNESS/guest/src/lib
 for c in "$HARNESS"/guest/src/*.c "$HARNESS"/guest/demo/*.c; do
 	[ -f "$c" ] || continue
 	name=$(basename "$c" .c)
 	flags=()
 	[ -f "${c%.c}.flags" ] && read -r -a flags <"${c%.c}.flags"
 	say "initramfs: gcc $name"
-	gcc -O2 -Wall -Werror -o "$ROOT/bin/$name" "$c" "${flags[@]}"
+	# every C tool is built with the helpers it shares with the others
+	gcc -O2 -Wall -Werror -I "$GUEST_LIB" -o "$ROOT/bin/$name" "$c" "$GUEST_LIB/util.c" "${flags[@]}"
 	copy_libs "$ROOT/bin/$name"
 done
 

@@ -131,13 +131,15 @@ build_kernel() {
 }
 
 build_initramfs() {
-	local base=$K/ours/initramfs-release.cpio.gz root=$K/overlay.d lib
+	local base=$K/ours/initramfs-release.cpio.gz root=$K/overlay.d lib shared
 	[ -f "$K/ours/obj-release/.config" ] || die "bench: build the ours kernel first"
 	BUILD=$K/ours bash "$HARNESS/initramfs.sh" release
 	rm -rf "$root"
 	mkdir -p "$root/bench" "$root/bin"
 	install -m 755 "$BENCHDIR/guest/init" "$root/bench/init"
-	gcc -O2 -Wall -Werror -static -o "$root/bin/rcgbench" "$BENCHDIR/guest/rcgbench.c"
+	shared=$HARNESS/guest/src/lib	# helpers shared with the guest's C tools
+	gcc -O2 -Wall -Werror -static -I "$shared" -o "$root/bin/rcgbench" \
+		"$BENCHDIR/guest/rcgbench.c" "$shared/util.c"
 	gcc -O2 -Wall -Werror -o "$root/bin/rcgbench_pd" "$BENCHDIR/guest/rcgbench_pd.c" -libverbs
 	# rcgbench_pd uses the libraries the harness's guest has for the verbs tools.
 	for lib in $(ldd "$root/bin/rcgbench_pd" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p'); do

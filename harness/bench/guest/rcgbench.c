@@ -32,6 +32,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "util.h"
+
 #define RUN_FILE "/sys/kernel/debug/rdmacg_bench/run"
 #define CGROOT "/sys/fs/cgroup"
 #define MAX_WORKERS 64
@@ -50,30 +52,10 @@ static void die(const char *fmt, ...)
 	exit(1);
 }
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		return n;
-	}
-	close(fd);
-	return 0;
-}
-
 static void enter_cgroup(const char *cg)
 {
-	char path[PATH_MAX];
-	int ret;
+	int ret = join_cgroup(cg);
 
-	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
-	ret = write_str(path, "0");
 	if (ret)
 		die("enter %s: %s", cg, strerror(-ret));
 }

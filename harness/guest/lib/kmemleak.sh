@@ -5,7 +5,7 @@
 # Every helper expects the caller to have set KML to the kmemleak file
 # (/sys/kernel/debug/kmemleak).  The caller also keeps MIN_AGE (6: kmemleak
 # reports no object younger than 5 s) and sleeps that long before its
-# final scans; no helper here uses it.
+# final scans, or has kmemleak_tap do it.
 
 # Have kmemleak scan memory now, by writing "scan" to KML; the shell's
 # error message if that fails is discarded, the exit status tells.
@@ -26,4 +26,25 @@ kmemleak_new_entries() {
 		/^unreferenced object / { show = !($3 in old) }
 		show
 	' "$KML"
+}
+
+# kmemleak_tap BASE TMP: one TAP result, "kmemleak: no new unreferenced
+# objects" (pass and fail come from tap.sh): waits MIN_AGE seconds, has
+# kmemleak scan twice, and fails if the report lists an object that file
+# BASE (from kmemleak_addrs) does not, with the first ones as diagnostics.
+# TMP is a scratch file.
+kmemleak_tap() {
+	sleep "$MIN_AGE"
+	kmemleak_scan
+	sleep 1
+	kmemleak_scan
+	kmemleak_new_entries "$1" >"$2"
+	kt_count=$(grep -c '^unreferenced object ' "$2")
+	if [ "$kt_count" = 0 ]; then
+		pass "kmemleak: no new unreferenced objects"
+	else
+		fail "kmemleak: no new unreferenced objects"
+		echo "kmemleak: $kt_count new unreferenced objects, the first ones:" | diag
+		head -n 60 "$2" | diag
+	fi
 }

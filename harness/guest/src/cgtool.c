@@ -39,63 +39,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *errname(int e)
-{
-	static char buf[16];
-
-	switch (e) {
-	case EPERM: return "EPERM";
-	case ENOENT: return "ENOENT";
-	case ESRCH: return "ESRCH";
-	case EIO: return "EIO";
-	case ENXIO: return "ENXIO";
-	case EAGAIN: return "EAGAIN";
-	case ENOMEM: return "ENOMEM";
-	case EACCES: return "EACCES";
-	case EBUSY: return "EBUSY";
-	case EEXIST: return "EEXIST";
-	case ENODEV: return "ENODEV";
-	case ENOTDIR: return "ENOTDIR";
-	case EINVAL: return "EINVAL";
-	case ENOSPC: return "ENOSPC";
-	case EROFS: return "EROFS";
-	case ENOTEMPTY: return "ENOTEMPTY";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	}
-	snprintf(buf, sizeof(buf), "E%d", e);
-	return buf;
-}
-
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-	int e;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	e = errno;
-	close(fd);
-	return n < 0 ? -e : 0;
-}
-
-static int read_int(const char *path, long *v)
-{
-	char buf[32];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
-	*v = strtol(buf, NULL, 10);
-	return 0;
-}
+#include "util.h"
 
 static int usage(void)
 {
@@ -111,9 +55,8 @@ static int usage(void)
 static int cmd_write(int argc, char **argv)
 {
 	const char *nth = NULL, *text;
-	int c, fd, e, make_it_fail = 0;
+	int c, fd, e, injected, make_it_fail = 0;
 	char pid[24];
-	long left = -1;
 	ssize_t n;
 
 	while ((c = getopt(argc, argv, "+F:X")) != -1) {
@@ -141,24 +84,17 @@ static int cmd_write(int argc, char **argv)
 		printf("open %s\n", errname(errno));
 		return 0;
 	}
-	if (nth && (e = write_str("/proc/thread-self/fail-nth", nth))) {
-		fprintf(stderr, "cgtool: arming fail-nth: %s\n", strerror(-e));
-		return 2;
-	}
-	if (make_it_fail && (e = write_str("/proc/self/make-it-fail", "1"))) {
-		fprintf(stderr, "cgtool: make-it-fail: %s\n", strerror(-e));
+	e = fault_arm(nth, make_it_fail);
+	if (e) {
+		fprintf(stderr, "cgtool: arming fault injection: %s\n", strerror(-e));
 		return 2;
 	}
 	n = write(fd, text, strlen(text));
 	e = errno;
-	if (make_it_fail)
-		write_str("/proc/self/make-it-fail", "0");
-	if (nth) {
-		if (read_int("/proc/thread-self/fail-nth", &left)) {
-			fprintf(stderr, "cgtool: reading fail-nth failed\n");
-			return 2;
-		}
-		write_str("/proc/thread-self/fail-nth", "0");
+	injected = fault_disarm(nth, make_it_fail);
+	if (injected < 0) {
+		fprintf(stderr, "cgtool: reading fail-nth: %s\n", strerror(-injected));
+		return 2;
 	}
 	close(fd);
 	if (n < 0)
@@ -168,7 +104,7 @@ static int cmd_write(int argc, char **argv)
 	else
 		printf("ok");
 	if (nth)
-		printf(" injected=%d", left == 0);
+		printf(" injected=%d", injected);
 	printf("\n");
 	return 0;
 }

@@ -45,6 +45,8 @@
 #include <rdma/rdma_user_ioctl.h>
 #include <rdma/siw-abi.h>
 
+#include "util.h"
+
 static const char *dev_name = "siw0";
 static const char *steps = "orepc";
 static int verbose;
@@ -191,26 +193,6 @@ static int child(struct ibv_device *dev, const char *uverbs_path, int it)
 		ibv_close_device(ctx);
 	}
 	return RL_OK;
-}
-
-static int join_cgroup(const char *dir)
-{
-	char path[4096];
-	FILE *f;
-	int ret;
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "refuse_loop: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	fprintf(f, "%d\n", (int)getpid());
-	ret = fclose(f);
-	if (ret)
-		fprintf(stderr, "refuse_loop: joining %s: %s\n", dir,
-			strerror(errno));
-	return ret;
 }
 
 int main(int argc, char **argv)

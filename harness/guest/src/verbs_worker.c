@@ -50,57 +50,9 @@
 
 #include <infiniband/verbs.h>
 
+#include "util.h"
+
 static const char *dev_name = "siw0";
-
-static const char *errname(int e)
-{
-	static char buf[16];
-
-	switch (e) {
-	case 0: return "none";
-	case EPERM: return "EPERM";
-	case ENOENT: return "ENOENT";
-	case EIO: return "EIO";
-	case ENXIO: return "ENXIO";
-	case EAGAIN: return "EAGAIN";
-	case ENOMEM: return "ENOMEM";
-	case EACCES: return "EACCES";
-	case EBUSY: return "EBUSY";
-	case ENODEV: return "ENODEV";
-	case EINVAL: return "EINVAL";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	}
-	snprintf(buf, sizeof(buf), "E%d", e);
-	return buf;
-}
-
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-	int e;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	e = errno;
-	close(fd);
-	return n < 0 ? -e : 0;
-}
-
-static int join_cgroup(const char *dir)
-{
-	char path[4096], pid[24];
-	int e;
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	e = write_str(path, pid);
-	if (e)
-		fprintf(stderr, "verbs_worker: joining %s: %s\n", dir,
-			strerror(-e));
-	return e;
-}
 
 /* Find DEV in a fresh device list; *list must be freed by the caller. */
 static struct ibv_device *find_dev(struct ibv_device ***list)
@@ -375,25 +327,16 @@ static int cmd_hold(int argc, char **argv)
 
 	/* Arm fault injection for the next verbs call. */
 #define ARM() do {							\
-	if (nth && write_str("/proc/thread-self/fail-nth", nth))	\
-		return 2;						\
-	if (make_it_fail && write_str("/proc/self/make-it-fail", "1"))	\
+	if (fault_arm(nth, make_it_fail))				\
 		return 2;						\
 	armed = 1;							\
 } while (0)
 #define DISARM() do {							\
-	char left[16] = "";						\
-	int fd;								\
-	if (armed && nth) {						\
-		fd = open("/proc/thread-self/fail-nth", O_RDONLY);	\
-		if (fd < 0 || read(fd, left, sizeof(left) - 1) <= 0)	\
-			return 2;					\
-		close(fd);						\
-		injected = atoi(left) == 0;				\
-		write_str("/proc/thread-self/fail-nth", "0");		\
-	}								\
-	if (armed && make_it_fail)					\
-		write_str("/proc/self/make-it-fail", "0");		\
+	int r = armed ? fault_disarm(nth, make_it_fail) : 0;		\
+	if (r < 0)							\
+		return 2;						\
+	if (armed && nth)						\
+		injected = r;						\
 	armed = 0;							\
 } while (0)
 

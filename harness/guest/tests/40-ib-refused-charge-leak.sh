@@ -111,19 +111,7 @@ if [ "$have_kmemleak" != 1 ]; then
 elif [ "$setup_ok" != 1 ]; then
 	skip "kmemleak: no new unreferenced objects" "setup failed"
 else
-	sleep "$MIN_AGE"
-	kmemleak_scan
-	sleep 1
-	kmemleak_scan
-	kmemleak_new_entries "$TMP/before" >"$TMP/new"
-	count=$(grep -c '^unreferenced object ' "$TMP/new")
-	if [ "$count" = 0 ]; then
-		pass "kmemleak: no new unreferenced objects"
-	else
-		fail "kmemleak: no new unreferenced objects"
-		echo "kmemleak: $count new unreferenced objects, the first ones:" | diag
-		head -n 60 "$TMP/new" | diag
-	fi
+	kmemleak_tap "$TMP/before" "$TMP/new"
 fi
 
 exit "$failed"

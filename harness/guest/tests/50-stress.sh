@@ -37,6 +37,8 @@ MIN_AGE=6	# kmemleak reports nothing younger than 5 s
 MAX_LOOP=100000	# count bound of every loop, besides the time bound
 
 . /lib/harness/tap.sh
+. /lib/harness/kmemleak.sh
+. /lib/harness/rdmacg.sh
 
 # Seconds since boot, without a fork.
 now() {
@@ -71,21 +73,35 @@ all_cgroups() { find "$S" -type d 2>/dev/null; }
 # TCG with KASAN); a write's errno is judged afterwards from the shell's
 # error messages, which each loop collects in $TMP/NAME.err.
 
+# running: true while a loop has time left ($END) and has not reached its
+# count bound; its counter is i.
+running() {
+	now
+	[ "$NOW" -lt "$END" ] && [ "$i" -lt $MAX_LOOP ]
+}
+
 # nap SECONDS: sleep without a fork.
 nap() { read -t "$1" _ <>"$TMP/fifo"; }
 
-# errors_other NAME PATTERN: the lines of $TMP/NAME.err not matching
-# PATTERN (the errors expected while cgroups and the device come and go).
-errors_other() {
-	grep -vE "$2" "$TMP/$1.err" 2>/dev/null
+# error_counts NAME LABEL=ERE...: "LABEL=N" for each ERE, N the lines of
+# $TMP/NAME.err that match it (errors expected while cgroups and the
+# device come and go), then "other=N", the lines that no ERE matches.
+error_counts() {
+	ec_file=$TMP/$1.err
+	shift
+	ec_all=
+	for ec in "$@"; do
+		printf '%s=%s ' "${ec%%=*}" "$(grep -cE "${ec#*=}" "$ec_file")"
+		ec_all="$ec_all|${ec#*=}"
+	done
+	printf 'other=%s\n' "$(grep -vE "${ec_all#|}" "$ec_file" 2>/dev/null | wc -l)"
 }
 
 limits_loop() {
 	RANDOM=$1
 	i=0 ok=0 err=0
 	cgs="$S $S/a $S/b $S/a/x $S/a/y $S/b/x $S/b/y $S/a/z $S/b/z $S/a/z/w $S/b/z/w"
-	now
-	while [ "$NOW" -lt "$END" ] && [ $i -lt $MAX_LOOP ]; do
+	while running; do
 		i=$((i + 1))
 		pick $cgs
 		cg=$R
@@ -104,40 +120,32 @@ limits_loop() {
 			err=$((err + 1))
 		fi
 		nap 0.0$((RANDOM % 5))
-		now
 	done
-	enodev=$(grep -c 'No such device' "$TMP/limits.err")
-	nocg=$(grep -c "can't create" "$TMP/limits.err")
-	other=$(errors_other limits "No such device|can't create" | wc -l)
-	echo "limits writes=$i ok=$ok enodev=$enodev nocgroup=$nocg other=$other" >"$TMP/limits.count"
+	echo "limits writes=$i ok=$ok $(error_counts limits "enodev=No such device" \
+		"nocgroup=can't create")" >"$TMP/limits.count"
 }
 
 migrate_loop() {
 	RANDOM=$1
 	i=0 ok=0
-	now
-	while [ "$NOW" -lt "$END" ] && [ $i -lt $MAX_LOOP ]; do
+	while running; do
 		i=$((i + 1))
 		pick $WORKERS
 		pid=$R
 		pick a/x a/y b/x b/y a/z b/z a/z b/z
 		echo "$pid" 2>>"$TMP/migrate.err" >"$S/$R/cgroup.procs" && ok=$((ok + 1))
 		nap 0.0$((RANDOM % 10))
-		now
 	done
 	# ESRCH: the worker is done; ENODEV, ENOENT: z was removed; EBUSY: z
 	# has z/w with +rdma (no internal processes)
-	gone=$(grep -cE "No such process|No such device|can't create" "$TMP/migrate.err")
-	busy=$(grep -c 'busy' "$TMP/migrate.err")
-	other=$(errors_other migrate "No such process|No such device|can't create|busy" | wc -l)
-	echo "migrate moves=$i ok=$ok gone=$gone busy=$busy other=$other" >"$TMP/migrate.count"
+	echo "migrate moves=$i ok=$ok $(error_counts migrate \
+		"gone=No such process|No such device|can't create" "busy=busy")" >"$TMP/migrate.count"
 }
 
 churn_loop() {
 	RANDOM=$1
 	i=0 mk=0 rm=0 rmbusy=0
-	now
-	while [ "$NOW" -lt "$END" ] && [ $i -lt $MAX_LOOP ]; do
+	while running; do
 		i=$((i + 1))
 		for side in a b; do
 			z=$S/$side/z
@@ -163,7 +171,6 @@ churn_loop() {
 			done
 		done
 		nap 0.1
-		now
 	done
 	echo "churn cycles=$i mkdir=$mk rmdir=$rm rmdir_busy=$rmbusy" >"$TMP/churn.count"
 }
@@ -171,8 +178,7 @@ churn_loop() {
 reader_loop() {
 	i=0 reads=0 gone=0 bad=0
 	dirs="$S $S/a $S/b $S/a/x $S/a/y $S/b/x $S/b/y $S/a/z $S/b/z $S/a/z/w $S/b/z/w"
-	now
-	while [ "$NOW" -lt "$END" ] && [ $i -lt $MAX_LOOP ]; do
+	while running; do
 		i=$((i + 1))
 		for d in $dirs; do
 			for f in rdma.max rdma.current rdma.peak rdma.events rdma.events.local; do
@@ -193,7 +199,6 @@ reader_loop() {
 				reads=$((reads + 1))
 			done
 		done
-		now
 	done
 	echo "reader rounds=$i reads=$reads gone=$gone malformed=$bad" >"$TMP/reader.count"
 }
@@ -236,36 +241,6 @@ device_loop() {
 	echo "device dels=$dels readds=$adds del_failed=$delfail add_failed=$addfail longest_del=${maxdel}s" >"$TMP/device.count"
 }
 
-# check_all_current DEV [REL:HANDLES:OBJECTS]...: every cgroup under $S
-# shows DEV in rdma.current with the listed counts, 0 0 where not listed.
-check_all_current() {
-	cc_dev=$1
-	shift
-	cc_bad=0
-	for cc_d in $(all_cgroups); do
-		cc_rel=${cc_d#"$S"}
-		cc_rel=${cc_rel#/}
-		[ -n "$cc_rel" ] || cc_rel=.
-		cc_want="hca_handle=0 hca_object=0"
-		for cc_spec in "$@"; do
-			case "$cc_spec" in
-			"$cc_rel":*)
-				cc_want=${cc_spec#"$cc_rel":}
-				cc_want="hca_handle=${cc_want%:*} hca_object=${cc_want#*:}" ;;
-			esac
-		done
-		cc_line=
-		while read -r cc_l; do
-			case "$cc_l" in "$cc_dev "*) cc_line=$cc_l ;; esac
-		done <"$cc_d/rdma.current"
-		if [ "$cc_line" != "$cc_dev $cc_want" ]; then
-			echo "# $cc_rel/rdma.current: \"$cc_line\", want $cc_dev $cc_want"
-			cc_bad=1
-		fi
-	done
-	return $cc_bad
-}
-
 echo "TAP version 13"
 echo "1..9"
 echo "50-stress: start" >/dev/kmsg
@@ -302,7 +277,7 @@ fi
 have_kmemleak=0
 if [ -w "$KML" ] && [ -r "$KML" ]; then
 	have_kmemleak=1
-	sed -n 's/^unreferenced object \(0x[0-9a-f]*\) .*/\1/p' "$KML" >"$TMP/kml.before"
+	kmemleak_addrs >"$TMP/kml.before"
 fi
 
 # ---- run ----
@@ -365,7 +340,7 @@ fi
 ok4=0
 if dev_present; then
 	for _ in 1 2 3 4 5; do
-		check_all_current "$DEV" >"$TMP/current" && { ok4=1; break; }
+		rdmacg_check_current "$S" "$DEV" >"$TMP/current" && { ok4=1; break; }
 		sleep 1
 	done
 fi
@@ -420,11 +395,11 @@ for f in a/x a/y b/x b/y; do
 	grep -q ' ctx_err=none pd_ok=.* pd_err=none .* cq_err=none .* mr_err=none ' "$t" || ok6=0
 done
 # a/x 1+1, a/y 2+3, b/x 1+4, b/y 1+2
-check_all_current "$DEV" "a/x:1:1" "a/y:2:3" "a:3:4" "b/x:1:4" "b/y:1:2" "b:2:6" ".:5:10" ||
+rdmacg_check_current "$S" "$DEV" "a/x:1:1" "a/y:2:3" "a:3:4" "b/x:1:4" "b/y:1:2" "b:2:6" ".:5:10" ||
 	ok6=0
 rm -f "$TMP/hold"
 wait
-check_all_current "$DEV" || ok6=0
+rdmacg_check_current "$S" "$DEV" || ok6=0
 if [ "$ok6" = 1 ]; then
 	pass "held charges add up exactly at every level (5 contexts, 10 objects), and go back to 0"
 else
@@ -445,32 +420,16 @@ echo "# $((NOW - START))s since the start"
 if [ "$have_kmemleak" != 1 ]; then
 	skip "kmemleak: no new unreferenced objects" "$KML not available"
 else
-	sleep "$MIN_AGE"
-	echo scan >"$KML"
-	sleep 1
-	echo scan >"$KML"
-	awk -v base="$TMP/kml.before" '
-		BEGIN { while ((getline a < base) > 0) old[a] = 1 }
-		/^unreferenced object / { show = !($3 in old) }
-		show' "$KML" >"$TMP/kml.new"
-	count=$(grep -c '^unreferenced object ' "$TMP/kml.new")
-	if [ "$count" = 0 ]; then
-		pass "kmemleak: no new unreferenced objects"
-	else
-		fail "kmemleak: no new unreferenced objects"
-		echo "kmemleak: $count new unreferenced objects, the first ones:" | diag
-		head -n 60 "$TMP/kml.new" | diag
-	fi
+	kmemleak_tap "$TMP/kml.before" "$TMP/kml.new"
 fi
 
 now
 echo "# $((NOW - START))s since the start"
 
 # 9: kernel log
-dmesg | sed -n '/50-stress: start/,$p' >"$TMP/dmesg"
-if grep -E 'WARNING:|BUG:|Oops|KASAN|UBSAN|unreferenced object|general protection|possible (recursive|circular) locking|inconsistent lock state|suspicious RCU usage|list_(add|del) corruption|blocked for more than' "$TMP/dmesg" >"$TMP/splat"; then
+if rdmacg_splats "50-stress: start" "$TMP/dmesg"; then
 	fail "kernel log: no splat"
-	head -n 40 "$TMP/splat" | diag
+	head -n 40 "$TMP/dmesg.splat" | diag
 else
 	pass "kernel log: no splat"
 fi

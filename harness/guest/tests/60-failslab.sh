@@ -40,6 +40,8 @@ MIN_AGE=6	# kmemleak reports nothing younger than 5 s
 MAX_NTH=12	# no operation here makes that many allocations in rdma.c
 
 . /lib/harness/tap.sh
+. /lib/harness/kmemleak.sh
+. /lib/harness/rdmacg.sh
 
 KNOBS="probability interval times space verbose task-filter ignore-gfp-wait
 cache-filter stacktrace-depth require-start require-end reject-start reject-end"
@@ -121,38 +123,6 @@ set_reject_default() {
 	else
 		fs_set reject-start 0 && fs_set reject-end 0
 	fi
-}
-
-# check_current DEV [REL:HANDLES:OBJECTS]...: rdma.current of every cgroup
-# under $FI (REL relative to it, "." for $FI) shows DEV with the listed
-# counts, and 0 0 where none is listed.
-check_current() {
-	cc_dev=$1
-	shift
-	cc_bad=0
-	for cc_f in $(find "$FI" -name rdma.current); do
-		cc_rel=${cc_f%/rdma.current}
-		cc_rel=${cc_rel#"$FI"}
-		cc_rel=${cc_rel#/}
-		[ -n "$cc_rel" ] || cc_rel=.
-		cc_want="hca_handle=0 hca_object=0"
-		for cc_spec in "$@"; do
-			case "$cc_spec" in
-			"$cc_rel":*)
-				cc_want=${cc_spec#"$cc_rel":}
-				cc_want="hca_handle=${cc_want%:*} hca_object=${cc_want#*:}" ;;
-			esac
-		done
-		cc_line=
-		while read -r cc_l; do
-			case "$cc_l" in "$cc_dev "*) cc_line=$cc_l ;; esac
-		done <"$cc_f"
-		if [ "$cc_line" != "$cc_dev $cc_want" ]; then
-			echo "# $cc_rel/rdma.current: \"$cc_line\", want $cc_dev $cc_want"
-			cc_bad=1
-		fi
-	done
-	return $cc_bad
 }
 
 # nap SECONDS: sleep without a fork.
@@ -242,7 +212,7 @@ fi
 have_kmemleak=0
 if [ -w "$KML" ] && [ -r "$KML" ]; then
 	have_kmemleak=1
-	sed -n 's/^unreferenced object \(0x[0-9a-f]*\) .*/\1/p' "$KML" >"$TMP/kml.before"
+	kmemleak_addrs >"$TMP/kml.before"
 fi
 
 # 2: rdma.max writes that need a new pool.
@@ -295,117 +265,110 @@ else
 fi
 find "$FI" -mindepth 1 -depth -type d -exec rmdir {} \;
 
-# 3: a context whose charge creates the pools of leaf and parent ($FI has
-# one since 2: pools are created with their missing ancestors).
-ok3=1
-inj=0
-absorbed=0
-for nth in $(seq "$MAX_NTH"); do
-	p=c$nth
-	new_cgroup "$FI/$p" && enable_rdma "$FI/$p" && new_cgroup "$FI/$p/leaf" || { ok3=0; break; }
-	touch "$TMP/hold"
-	verbs_worker -d "$DEV" -g "$FI/$p/leaf" hold -c 1 -F "$nth" -f ctx \
-		-w "$TMP/hold" -T 60 >"$TMP/out" 2>&1 &
-	if ! wait_hold "$TMP/out"; then
-		echo "# nth=$nth: the worker did not report"
-		diag <"$TMP/out"
-		ok3=0
+# sweep_charge PREFIX REFUSED HELD START: the fail-nth sweep of one charge
+# in fresh cgroups $FI/PREFIXn (with +rdma) and $FI/PREFIXn/leaf, for n =
+# 1, 2, ... until the charge goes through untouched.  START is a function
+# called as START DIR NTH that runs verbs_worker hold in the background,
+# its output in $TMP/out.  REFUSED and HELD are the expected "hold:" lines
+# (case patterns) for a charge failed with ENOMEM and for one made, each
+# followed by "|" and the rdmacg_check_current specs that must hold then;
+# "P" at the start of a spec stands for PREFIXn.  Sets sw_ok (1 if every
+# step was as expected and at least two charges failed: leaf and parent),
+# sw_inj (charges failed) and sw_absorbed (faults that a retry absorbed).
+sweep_charge() {
+	sw_ok=1 sw_inj=0 sw_absorbed=0
+	sw_refused=${2%%|*} sw_held=${3%%|*}
+	for sw_nth in $(seq "$MAX_NTH"); do
+		sw_p=$1$sw_nth
+		new_cgroup "$FI/$sw_p" && enable_rdma "$FI/$sw_p" &&
+			new_cgroup "$FI/$sw_p/leaf" || { sw_ok=0; break; }
+		touch "$TMP/hold"
+		"$4" "$FI/$sw_p" "$sw_nth"
+		if ! wait_hold "$TMP/out"; then
+			echo "# nth=$sw_nth: the worker did not report"
+			diag <"$TMP/out"
+			sw_ok=0
+			rm -f "$TMP/hold"
+			wait
+			break
+		fi
+		sw_out=$(grep '^hold:' "$TMP/out")
+		sw_done=1
+		# shellcheck disable=SC2254 # the patterns are the caller's
+		case "$sw_out" in
+		$sw_refused)
+			sw_inj=$((sw_inj + 1))
+			sw_done=0
+			sweep_check "${2#*|}" "after ENOMEM" ;;
+		$sw_held)
+			sweep_check "${3#*|}" "charge held"
+			case "$sw_out" in
+			*injected=1) sw_done=0; sw_absorbed=$((sw_absorbed + 1)) ;;
+			esac ;;
+		*)
+			echo "# nth=$sw_nth: unexpected: $sw_out"
+			sw_ok=0 ;;
+		esac
 		rm -f "$TMP/hold"
 		wait
-		break
+		rdmacg_check_current "$FI" "$DEV" || { echo "# nth=$sw_nth: after exit"; sw_ok=0; }
+		[ "$sw_done" = 1 ] && break
+	done
+	[ "$sw_inj" -ge 2 ] || sw_ok=0
+	injected_total=$((injected_total + sw_inj + sw_absorbed))
+	find "$FI" -mindepth 1 -depth -type d -exec rmdir {} \;
+}
+
+# sweep_result NAME: the TAP result of the last sweep_charge.
+sweep_result() {
+	if [ "$sw_ok" = 1 ]; then
+		pass "$1"
+	else
+		fail "$1"
 	fi
-	out=$(grep '^hold:' "$TMP/out")
-	case "$out" in
-	*" ctx_ok=0 ctx_err=ENOMEM "*" injected=1")
-		inj=$((inj + 1))
-		check_current "$DEV" || { echo "# nth=$nth: after ENOMEM"; ok3=0; }
-		done=0
-		;;
-	*" ctx_ok=1 ctx_err=none "*" injected="[01])
-		check_current "$DEV" "$p/leaf:1:0" "$p:1:0" ".:1:0" ||
-			{ echo "# nth=$nth: context held"; ok3=0; }
-		case "$out" in
-		*injected=0) done=1 ;;
-		*) done=0; absorbed=$((absorbed + 1)) ;;
-		esac
-		;;
-	*)
-		echo "# nth=$nth: unexpected: $out"
-		ok3=0
-		done=1
-		;;
-	esac
-	rm -f "$TMP/hold"
-	wait
-	check_current "$DEV" || { echo "# nth=$nth: after exit"; ok3=0; }
-	[ "$done" = 1 ] && break
-done
-injected_total=$((injected_total + inj + absorbed))
-# $FI got its pool in step 2: a pool is created with its missing ancestors.
-what="context charge in fresh cgroups: $inj faults failing it with ENOMEM (want >= 2: leaf, parent), rdma.current unchanged everywhere; $absorbed absorbed; then charged at 3 levels"
-if [ "$ok3" = 1 ] && [ "$inj" -ge 2 ]; then
-	pass "$what"
-else
-	fail "$what"
-fi
-find "$FI" -mindepth 1 -depth -type d -exec rmdir {} \;
+}
+
+# sweep_check SPECS WHEN: rdmacg_check_current for the space-separated
+# SPECS, "P" replaced with $sw_p; clears sw_ok if it fails.
+sweep_check() {
+	set -- "$2" $1
+	sc_when=$1
+	shift
+	sc_specs=
+	for sc_s in "$@"; do
+		case "$sc_s" in P*) sc_s=$sw_p${sc_s#P} ;; esac
+		sc_specs="$sc_specs $sc_s"
+	done
+	# shellcheck disable=SC2086 # one word per spec
+	rdmacg_check_current "$FI" "$DEV" $sc_specs ||
+		{ echo "# nth=$sw_nth: $sc_when"; sw_ok=0; }
+}
+
+# 3: a context whose charge creates the pools of leaf and parent ($FI has
+# one since 2: pools are created with their missing ancestors).
+start_ctx() {
+	verbs_worker -d "$DEV" -g "$1/leaf" hold -c 1 -F "$2" -f ctx \
+		-w "$TMP/hold" -T 60 >"$TMP/out" 2>&1 &
+}
+sweep_charge c \
+	'* ctx_ok=0 ctx_err=ENOMEM * injected=1|' \
+	'* ctx_ok=1 ctx_err=none * injected=[01]|P/leaf:1:0 P:1:0 .:1:0' \
+	start_ctx
+sweep_result "context charge in fresh cgroups: $sw_inj faults failing it with ENOMEM (want >= 2: leaf, parent), rdma.current unchanged everywhere; $sw_absorbed absorbed; then charged at 3 levels"
 
 # 4: a PD created after the task moved to fresh cgroups: the context stays
 # charged to base, the PD's charge creates the pools of the new cgroups.
-ok4=1
-inj=0
-absorbed=0
-new_cgroup "$FI/base" || ok4=0
-for nth in $(seq "$MAX_NTH"); do
-	[ "$ok4" = 1 ] || break
-	p=o$nth
-	new_cgroup "$FI/$p" && enable_rdma "$FI/$p" && new_cgroup "$FI/$p/leaf" || { ok4=0; break; }
-	touch "$TMP/hold"
-	verbs_worker -d "$DEV" -g "$FI/base" hold -c 1 -p 1 -M "$FI/$p/leaf" \
-		-F "$nth" -f obj -w "$TMP/hold" -T 60 >"$TMP/out" 2>&1 &
-	if ! wait_hold "$TMP/out"; then
-		echo "# nth=$nth: the worker did not report"
-		diag <"$TMP/out"
-		ok4=0
-		rm -f "$TMP/hold"
-		wait
-		break
-	fi
-	out=$(grep '^hold:' "$TMP/out")
-	case "$out" in
-	*" ctx_ok=1 ctx_err=none pd_ok=0 pd_err=ENOMEM "*" injected=1")
-		inj=$((inj + 1))
-		check_current "$DEV" "base:1:0" ".:1:0" ||
-			{ echo "# nth=$nth: after ENOMEM"; ok4=0; }
-		done=0
-		;;
-	*" ctx_ok=1 ctx_err=none pd_ok=1 pd_err=none "*" injected="[01])
-		check_current "$DEV" "base:1:0" "$p/leaf:0:1" "$p:0:1" ".:1:1" ||
-			{ echo "# nth=$nth: PD held"; ok4=0; }
-		case "$out" in
-		*injected=0) done=1 ;;
-		*) done=0; absorbed=$((absorbed + 1)) ;;
-		esac
-		;;
-	*)
-		echo "# nth=$nth: unexpected: $out"
-		ok4=0
-		done=1
-		;;
-	esac
-	rm -f "$TMP/hold"
-	wait
-	check_current "$DEV" || { echo "# nth=$nth: after exit"; ok4=0; }
-	[ "$done" = 1 ] && break
-done
-injected_total=$((injected_total + inj + absorbed))
-what="PD charge after migrating to fresh cgroups: $inj faults failing it with ENOMEM (want >= 2: leaf, parent), rdma.current unchanged everywhere; $absorbed absorbed; then charged exactly"
-if [ "$ok4" = 1 ] && [ "$inj" -ge 2 ]; then
-	pass "$what"
-else
-	fail "$what"
-fi
-find "$FI" -mindepth 1 -depth -type d -exec rmdir {} \;
+start_pd() {
+	verbs_worker -d "$DEV" -g "$FI/base" hold -c 1 -p 1 -M "$1/leaf" \
+		-F "$2" -f obj -w "$TMP/hold" -T 60 >"$TMP/out" 2>&1 &
+}
+sw_ok=0 sw_inj=0 sw_absorbed=0
+new_cgroup "$FI/base" &&
+	sweep_charge o \
+		'* ctx_ok=1 ctx_err=none pd_ok=0 pd_err=ENOMEM * injected=1|base:1:0 .:1:0' \
+		'* ctx_ok=1 ctx_err=none pd_ok=1 pd_err=none * injected=[01]|base:1:0 P/leaf:0:1 P:0:1 .:1:1' \
+		start_pd
+sweep_result "PD charge after migrating to fresh cgroups: $sw_inj faults failing it with ENOMEM (want >= 2: leaf, parent), rdma.current unchanged everywhere; $sw_absorbed absorbed; then charged exactly"
 
 # 5, 6: the pool table's allocation failing for good, on a second device.
 tbl_why=
@@ -466,7 +429,7 @@ else
 	injected_total=$((injected_total + inj))
 	case "$out" in
 	*" ctx_ok=0 ctx_err=ENOMEM "*)
-		if check_current rxe0 && check_current "$DEV" && [ "$inj" -ge 1 ]; then
+		if rdmacg_check_current "$FI" rxe0 && rdmacg_check_current "$FI" "$DEV" && [ "$inj" -ge 1 ]; then
 			pass "pool table allocation fails ($inj faults): rxe0 context gets ENOMEM, rdma.current unchanged"
 		else
 			fail "pool table allocation fails ($inj faults): rxe0 context gets ENOMEM, rdma.current unchanged"
@@ -497,9 +460,9 @@ if wait_hold "$TMP/out"; then
 	*" ctx_ok=2 ctx_err=EAGAIN pd_ok=2 pd_err=none cq_ok=2 cq_err=none mr_ok=0 mr_err=EAGAIN "*) ;;
 	*) ok7=0 ;;
 	esac
-	check_current "$DEV" "after:2:4" "after/leaf:2:4" ".:2:4" || ok7=0
+	rdmacg_check_current "$FI" "$DEV" "after:2:4" "after/leaf:2:4" ".:2:4" || ok7=0
 	if [ -d /sys/class/infiniband/rxe0 ]; then
-		check_current rxe0 || ok7=0
+		rdmacg_check_current "$FI" rxe0 || ok7=0
 	fi
 else
 	ok7=0
@@ -514,7 +477,7 @@ else
 fi
 
 # 8: nothing is charged any more.
-if check_current "$DEV" && { [ ! -d /sys/class/infiniband/rxe0 ] || check_current rxe0; }; then
+if rdmacg_check_current "$FI" "$DEV" && { [ ! -d /sys/class/infiniband/rxe0 ] || rdmacg_check_current "$FI" rxe0; }; then
 	pass "every rdma.current under $FI is 0 once the workers are gone"
 else
 	fail "every rdma.current under $FI is 0 once the workers are gone"
@@ -526,30 +489,14 @@ if [ "$have_kmemleak" != 1 ]; then
 	skip "kmemleak: no new unreferenced objects" "$KML not available"
 else
 	find "$FI" -mindepth 1 -depth -type d -exec rmdir {} \;
-	sleep "$MIN_AGE"
-	echo scan >"$KML"
-	sleep 1
-	echo scan >"$KML"
-	awk -v base="$TMP/kml.before" '
-		BEGIN { while ((getline a < base) > 0) old[a] = 1 }
-		/^unreferenced object / { show = !($3 in old) }
-		show' "$KML" >"$TMP/kml.new"
-	count=$(grep -c '^unreferenced object ' "$TMP/kml.new")
-	if [ "$count" = 0 ]; then
-		pass "kmemleak: no new unreferenced objects"
-	else
-		fail "kmemleak: no new unreferenced objects"
-		echo "kmemleak: $count new unreferenced objects, the first ones:" | diag
-		head -n 60 "$TMP/kml.new" | diag
-	fi
+	kmemleak_tap "$TMP/kml.before" "$TMP/kml.new"
 fi
 
 # 10: the kernel log since the start of this test has no splat (the
 # injected faults print "FAULT_INJECTION: forcing a failure").
-dmesg | sed -n '/60-failslab: start/,$p' >"$TMP/dmesg"
-if grep -E 'WARNING:|BUG:|Oops|KASAN|UBSAN|unreferenced object|general protection|possible (recursive|circular) locking|inconsistent lock state|suspicious RCU usage|list_(add|del) corruption|blocked for more than' "$TMP/dmesg" >"$TMP/splat"; then
+if rdmacg_splats "60-failslab: start" "$TMP/dmesg"; then
 	fail "kernel log: no splat"
-	head -n 40 "$TMP/splat" | diag
+	head -n 40 "$TMP/dmesg.splat" | diag
 else
 	pass "kernel log: no splat ($(grep -c 'FAULT_INJECTION: forcing a failure' "$TMP/dmesg") injected-fault notices)"
 fi

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Plumbing of test_rdma: the RDMA netlink, the uverbs write() interface,
+ * the worker processes that hold verbs contexts and objects, and checks of
+ * the rdma.* interface files. Every check prints what it expected and what
+ * it saw when it fails.
+ */
+#ifndef __RDMA_UTIL_H
+#define __RDMA_UTIL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#define UNLIMITED	-1L	/* "max" in rdma.max */
+#define WAIT_MS		10000	/* upper bound for anything asynchronous */
+
+/* The device under test: its name and its uverbs character device. */
+extern char rdma_dev[64];
+extern char uverbs_path[PATH_MAX];
+
+long now_ms(void);
+void close_inherited(int keep1, int keep2);
+int wait_exit(pid_t pid, int ms);
+
+/* RDMA netlink; each returns 0 or -errno unless it says otherwise. */
+int rdma_dev_index(const char *name);
+int rdma_dev_netdev(int index, char *ndev);
+int rdma_link_add(const char *name, const char *type, const char *ndev);
+int rdma_link_del(int index);
+int find_uverbs(const char *want);
+
+/*
+ * Workers: child processes that own uverbs contexts and objects and act on
+ * requests sent over a pipe.
+ */
+enum obj_type { OBJ_PD, OBJ_CQ, OBJ_MR, OBJ_QP, NR_OBJ_TYPES };
+
+enum wop { W_OPEN, W_CLOSE, W_CREATE, W_DESTROY, W_CHANNEL };
+
+struct wres {
+	int done;	/* how many of count succeeded */
+	int err;	/* errno of the first failure, 0 if none */
+};
+
+struct worker {
+	pid_t pid;
+	int req_fd;
+	int res_fd;
+};
+
+int worker_start(struct worker *w, const char *cgroup);
+int worker_move(struct worker *w, const char *cgroup);
+void worker_stop(struct worker *w);
+void workers_stop(struct worker *w, int nr);
+int worker_send(struct worker *w, int op, int type, int count, int index,
+		int delay_ms);
+int worker_recv(struct worker *w, struct wres *res);
+bool wdo(struct worker *w, int op, int type, int count, int index, int done,
+	 int err);
+bool w_open(struct worker *w, int count, int done, int err);
+bool w_create(struct worker *w, int type, int count, int done, int err);
+bool w_destroy(struct worker *w, int index);
+bool w_close(struct worker *w, int index);
+
+/* The interface files, the line of rdma_dev in each. */
+bool expect_res(const char *cgroup, const char *file, long handle,
+		long object);
+bool expect_usage(const char *cgroup, long handle, long object);
+bool expect_events(const char *cgroup, const char *file, long h_max,
+		   long h_fail, long o_max, long o_fail);
+bool expect_no_line(const char *cgroup, const char *file);
+bool check_all_formats(const char *cgroup);
+int set_max(const char *cgroup, const char *fmt, ...);
+int try_max(const char *cgroup, const char *fmt, ...);
+bool pending_pri(int fd);
+int reread(int fd);
+
+/*
+ * Cgroup setup: each test builds a small tree of cgroups, the first one
+ * directly below the root and the others below it or below each other.
+ */
+#define MAX_CG 4
+
+struct cgs {
+	char *path[MAX_CG];
+	int nr;
+};
+
+char *cgs_add(struct cgs *cgs, const char *parent, const char *name,
+	      bool nest);
+void cgs_destroy(struct cgs *cgs);
+
+#endif /* __RDMA_UTIL_H */
