@@ -6,7 +6,8 @@
 #        the guest's test results (ttyS1) to build/logs/results-FLAVOUR.log.
 # demo:  the console is shown and saved to build/logs/demo-console.log.
 # shell: interactive serial console (Ctrl-a x quits QEMU).
-# check and demo are killed after BOOT_TIMEOUT seconds (default 900).
+# check and demo are killed after BOOT_TIMEOUT seconds (default 900; run.sh
+# sets it to DEMO_TIMEOUT, default 300, for the demo).
 # ACCEL=kvm is an opt-in; KVM is known to hang on these machines.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"

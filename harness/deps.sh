@@ -10,8 +10,10 @@ PKGS=(
 	ccache sparse cpio xz-utils kmod rsync python3 perl git
 	python3-docutils
 	# guest and VM
-	qemu-system-x86 busybox-static iproute2
+	qemu-system-x86 busybox-static iproute2 runc
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev perftest
+	# the source of runc's libcontainer, for guest/src/runc_stats.go
+	golang-go golang-github-opencontainers-runc-dev
 )
 
 missing=()

@@ -3,9 +3,10 @@
 # Build the guest initramfs for one kernel flavour:
 #   harness/initramfs.sh release|debug  ->  build/initramfs-FLAVOUR.cpio.gz
 # Contents: busybox-static, iproute2's rdma, libibverbs with the siw and rxe
-# providers, the verbs tools (ibv_*, perftest), our guest tests and helpers,
-# the kselftest test_rdma, /init and /demo.sh; every binary with the shared
-# libraries ldd lists.
+# providers, the verbs tools (ibv_*, perftest), runc, our guest tests and
+# helpers, the kselftest test_rdma, /init and /demo.sh; every binary with the
+# shared libraries ldd lists.  /ctr/rootfs is the root of the containers that
+# runc runs: busybox-static and verbs_probe with libibverbs and the providers.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 take_lock
@@ -21,32 +22,38 @@ MULTIARCH=/usr/lib/x86_64-linux-gnu
 rm -rf "$ROOT"
 mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,run,root,tests,lib/harness,selftests}
 
-# copy_file PATH: copy a host file to the same path in the guest, following
-# symlinks, together with the libraries it needs.
+# copy_file PATH [DEST]: copy a host file to the same path under DEST (the
+# guest's root by default), following symlinks, together with the libraries
+# it needs.
 copy_file() {
-	local f=$1
-	[ -e "$ROOT$f" ] && return 0
-	mkdir -p "$ROOT$(dirname "$f")"
-	cp -L "$f" "$ROOT$f"
-	copy_libs "$f"
+	local f=$1 dest=${2:-$ROOT}
+	[ -e "$dest$f" ] && return 0
+	mkdir -p "$dest$(dirname "$f")"
+	cp -L "$f" "$dest$f"
+	copy_libs "$f" "$dest"
 }
 
+# copy_libs FILE [DEST]: the libraries that FILE needs, under DEST.
 copy_libs() {
 	local lib
 	# "libx.so => /path (0x..)" and "/lib64/ld-linux-x86-64.so.2 (0x..)"
 	for lib in $(ldd "$1" 2>/dev/null | sed -n -e 's/.*=> \(\/[^ ]*\) .*/\1/p' -e 's/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p'); do
-		copy_file "$lib"
+		copy_file "$lib" "${2:-$ROOT}"
 	done
 }
 
-# busybox and its applets
-cp /bin/busybox "$ROOT/bin/busybox"
-for applet in $("$ROOT/bin/busybox" --list-full); do
-	[ -e "$ROOT/$applet" ] || ln -s /bin/busybox "$ROOT/$applet"
-done
+# busybox_to DEST: busybox and its applets under DEST
+busybox_to() {
+	local applet
+	cp /bin/busybox "$1/bin/busybox"
+	for applet in $("$1/bin/busybox" --list-full); do
+		[ -e "$1/$applet" ] || ln -s /bin/busybox "$1/$applet"
+	done
+}
+busybox_to "$ROOT"
 
-# RDMA user space
-for bin in rdma ibv_devinfo ibv_devices ibv_rc_pingpong ibv_srq_pingpong ibv_uc_pingpong \
+# RDMA user space, and runc
+for bin in runc rdma ibv_devinfo ibv_devices ibv_rc_pingpong ibv_srq_pingpong ibv_uc_pingpong \
 	ib_write_bw ib_send_bw ib_read_bw ib_write_lat; do
 	path=$(command -v "$bin") || die "$bin not found: run harness/deps.sh"
 	rm -f "$ROOT$path" # a busybox applet of the same name must not win
@@ -85,6 +92,30 @@ for c in "$HARNESS"/guest/src/*.c "$HARNESS"/guest/demo/*.c; do
 	# every C tool is built with the helpers it shares with the others
 	gcc -O2 -Wall -Werror -I "$GUEST_LIB" -o "$ROOT/bin/$name" "$c" "$GUEST_LIB/util.c" "${flags[@]}"
 	copy_libs "$ROOT/bin/$name"
+done
+
+# Go helpers: harness/guest/src/NAME.go -> /bin/NAME, built against the Go
+# sources that Debian packages (runc's libcontainer: golang-github-
+# opencontainers-runc-dev), without modules and without network
+for g in "$HARNESS"/guest/src/*.go; do
+	[ -f "$g" ] || continue
+	name=$(basename "$g" .go)
+	say "initramfs: go build $name"
+	GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= CGO_ENABLED=0 GOCACHE=$BUILD/gocache \
+		go build -o "$ROOT/bin/$name" "$g"
+done
+
+# the containers' root: busybox, verbs_probe, libibverbs and its providers;
+# the mount points of config.json (guest/lib/runc.sh) exist, as runc mounts
+# the root read-only
+CTR=$ROOT/ctr/rootfs
+mkdir -p "$CTR"/{bin,usr/bin,sbin,usr/sbin,proc,sys,dev,tmp,etc}
+busybox_to "$CTR"
+install -m 755 "$ROOT/bin/verbs_probe" "$CTR/bin/verbs_probe"
+copy_libs "$CTR/bin/verbs_probe" "$CTR"
+for drv in siw rxe; do
+	copy_file /etc/libibverbs.d/$drv.driver "$CTR"
+	copy_file "$MULTIARCH/libibverbs/lib$drv-rdmav34.so" "$CTR"
 done
 
 # kselftest test_rdma, built with the kernel's own selftests Makefile

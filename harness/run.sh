@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The other entry points of the Makefile:
-#   run.sh demo    build the release kernel and initramfs, boot, run the demo
+#   run.sh demo    build the release kernel and initramfs, boot, run the demo,
+#                  and judge it from the guest's closing line
 #   run.sh shell   the same guest with an interactive shell
 #   run.sh patch   write and verify the patch series (build/patches/)
 #   run.sh kernel  build the release and debug kernels
@@ -15,12 +16,50 @@ release_guest() {
 	step initramfs-release "20s" bash "$HARNESS/initramfs.sh" release
 }
 
+# demo_verdict LOG QEMU_STATUS TIMEOUT: judge the demo from its console log.
+# It passed only if the guest printed its closing line "demo: N passed,
+# 0 failed" and the console shows no kernel splat (the guest checks dmesg
+# too: the console is quiet); otherwise say what went wrong and
+# return 1.
+demo_verdict() {
+	local log=$1 rc=$2 t=$3 text verdict last
+	local splat='^\[ *[0-9.]+\] .*(WARNING:|BUG:|Oops|Kernel panic|UBSAN:|general protection)'
+	text=$(tr -d '\r' <"$log" 2>/dev/null || true)
+	verdict=$(grep -E '^demo: [0-9]+ passed, [0-9]+ failed$' <<<"$text" | tail -n1 || true)
+	last=$(grep -E '^=== ' <<<"$text" | tail -n1 || true)
+	say ""
+	if grep -qE "$splat" <<<"$text"; then
+		say "make demo: FAILED: kernel splat in $log:"
+		grep -E "$splat" <<<"$text" | head -n5
+		return 1
+	fi
+	if [ -z "$verdict" ]; then
+		if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+			say "make demo: FAILED: the guest did not finish within ${t}s (DEMO_TIMEOUT) and was killed"
+		else
+			say "make demo: FAILED: the guest ended (QEMU exit status $rc) without the demo's closing line"
+		fi
+		say "make demo: last step reached: ${last:-none (the demo did not start)}"
+		return 1
+	fi
+	if [ "$verdict" != "${verdict%, 0 failed}" ]; then
+		say "make demo: passed ($verdict)"
+		return 0
+	fi
+	say "make demo: FAILED ($verdict):"
+	grep -E '^FAIL: ' <<<"$text"
+	return 1
+}
+
 case "${1:-}" in
 demo)
 	take_lock
 	release_guest
-	say "==> booting the release kernel (TCG, about 1-2 minutes); console saved to $LOGS/demo-console.log"
-	bash "$HARNESS/boot.sh" release demo
+	t=${DEMO_TIMEOUT:-300}
+	say "==> booting the release kernel (TCG, about 1-2 minutes, at most ${t}s); console saved to $LOGS/demo-console.log"
+	rc=0
+	BOOT_TIMEOUT=$t bash "$HARNESS/boot.sh" release demo || rc=$?
+	demo_verdict "$LOGS/demo-console.log" "$rc" "$t"
 	;;
 shell)
 	take_lock

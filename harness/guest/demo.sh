@@ -1,19 +1,43 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The narrated demo run by `make demo` in the release guest: a cgroup limits
-# a real verbs workload (ibv_rc_pingpong) on a soft RDMA device.
+# a real verbs workload (ibv_rc_pingpong) on a soft RDMA device, then a
+# container runtime (runc) sets the same kind of limit from its OCI config
+# (linux.resources.rdma) and reads the cgroup's files back.
+#
+# The demo checks itself: every check prints one verdict line, "ok: WHAT" or
+# "FAIL: step N: WHAT: expected 'X', got 'Y'", and the last line is exactly
+# "demo: N passed, M failed", which harness/run.sh reads on the host.
+#
+# Nothing depends on timing.  The ping-pong server is started first, inside
+# the cgroup: it holds its context and its 4 objects (PD, MR, CQ, QP) while
+# it waits for its client, so the cgroup stays at its limit for as long as
+# the refusals are shown; only then is the client started, and both run to
+# the end.  States are awaited by polling with a bound (wait_for), and every
+# command that could block runs under `timeout`.
 #
 # The device is rxe0 (soft-RoCE on lo): ibv_rc_pingpong connects its QPs with
 # plain verbs, which RoCE allows; siw0 (soft-iWARP, used by the tests) needs
 # the RDMA connection manager for that, and the CM cannot resolve loopback
-# addresses on siw.  ibv_rc_pingpong holds exactly 1 verbs context and
-# 4 verbs objects (PD, MR, CQ, QP), hence the limit below.
+# addresses on siw.
+
+. /lib/harness/wait.sh
+. /lib/harness/verbs.sh
+. /lib/harness/runc.sh
 
 CG=/sys/fs/cgroup/demo
+CTR=demo-ctr			# the container, and its cgroup below the root
 DEV=rxe0
-ITERS=${ITERS:-2000}
+PORT=18515			# ibv_rc_pingpong's default TCP port
+ITERS=${ITERS:-500}
+T=/tmp/demo
 
+passed=0
+failed=0
+
+# step "N. TITLE": a heading; the verdicts that follow name step N
 step() {
+	cur=${1%%.*}
 	echo
 	echo "=== $* ==="
 }
@@ -29,63 +53,167 @@ incg() {
 	sh -c 'echo $$ > '"$CG"'/cgroup.procs && exec "$@"' incg "$@"
 }
 
+# expect WHAT WANT GOT: one verdict line; GOT must equal WANT
+expect() {
+	if [ "$3" = "$2" ]; then
+		passed=$((passed + 1))
+		echo "ok: step $cur: $1"
+	else
+		failed=$((failed + 1))
+		echo "FAIL: step $cur: $1: expected '$2', got '$3'"
+	fi
+}
+
+# line FILE: the line of DEV in an rdma.* file
+line() { grep "^$DEV " "$1"; }
+
+# is_line FILE WANT: DEV's line in FILE is WANT (for wait_for)
+is_line() { [ "$(line "$1")" = "$2" ]; }
+
+# listening PORT: a TCP socket listens on PORT (IPv4 or IPv6)
+listening() {
+	awk -v p="$(printf ':%04X' "$1")" '$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 }
+		END { exit !f }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
+# result FILE RC: a command's output on one line, and its exit status
+result() { echo "$(tr '\n' '|' <"$1" | sed 's/|$//') (exit $2)"; }
+
+mkdir -p $T
+
 step "1. A soft RDMA device: RoCE (rxe) on the loopback interface"
 show "rdma link add $DEV type rxe netdev lo"
 show "rdma link show"
 show "ibv_devices"
+expect "$DEV is registered" "yes" "$([ -d /sys/class/infiniband/$DEV ] && echo yes || echo no)"
 
 step "2. A cgroup allowed 1 verbs context and 4 verbs objects on $DEV"
 show "echo +rdma > /sys/fs/cgroup/cgroup.subtree_control"
 show "mkdir $CG"
 show "echo '$DEV hca_handle=1 hca_object=4' > $CG/rdma.max"
 show "cat $CG/rdma.max"
-show "cat $CG/rdma.current"
+expect "rdma.max has the limit" "$DEV hca_handle=1 hca_object=4" "$(line $CG/rdma.max)"
 
-step "3. A real verbs workload: ibv_rc_pingpong, server inside the cgroup, client outside"
-echo "# (inside $CG) ibv_rc_pingpong -d $DEV -g 1 -n $ITERS &"
-incg ibv_rc_pingpong -d $DEV -g 1 -n "$ITERS" >/tmp/server.log 2>&1 &
+step "3. A real verbs workload: ibv_rc_pingpong; its server, inside the cgroup, waits for its client"
+echo "# (inside $CG) timeout 120 ibv_rc_pingpong -d $DEV -g 1 -n $ITERS &"
+incg timeout 120 ibv_rc_pingpong -d $DEV -g 1 -n "$ITERS" >$T/server.log 2>&1 &
 server=$!
-i=0
-until grep -q "hca_object=4" $CG/rdma.current 2>/dev/null || [ $i -ge 30 ]; do
-	sleep 1
-	i=$((i + 1))
-done
-echo "The server has opened the device and created its PD, MR, CQ and QP:"
+echo "Waiting (at most 60 s) until it listens on port $PORT for its client ..."
+wait_for 60 listening $PORT
+echo "It holds a context and its PD, MR, CQ and QP until the client comes:"
 show "cat $CG/rdma.current"
-echo "# (outside) ibv_rc_pingpong -d $DEV -g 1 -n $ITERS 127.0.0.1 &"
-ibv_rc_pingpong -d $DEV -g 1 -n "$ITERS" 127.0.0.1 >/tmp/client.log 2>&1 &
-client=$!
-sleep 3
-echo "While the ping-pong runs:"
-show "cat $CG/rdma.current"
+expect "rdma.current while the server waits: 1 context, 4 objects" \
+	"$DEV hca_handle=1 hca_object=4" "$(line $CG/rdma.current)"
 
 step "4. The cgroup is at its limit: the next context is refused"
-echo "# (inside $CG) verbs_probe $DEV     # opens the device, prints errno"
-incg verbs_probe $DEV
-echo "# (inside $CG) ibv_rc_pingpong -d $DEV -g 1 -p 18516    # a second instance"
-incg ibv_rc_pingpong -d $DEV -g 1 -p 18516 2>&1
-echo "(exit status $?)"
+echo "# (inside $CG) timeout 30 verbs_probe $DEV     # opens the device, prints errno"
+incg timeout 30 verbs_probe $DEV >$T/probe1.log 2>&1
+rc=$?
+cat $T/probe1.log
+expect "verbs_probe: the context is refused with EAGAIN" \
+	"ibv_open_device=EAGAIN (exit 1)" "$(probe_summary $T/probe1.log) (exit $rc)"
+echo "# (inside $CG) timeout 30 ibv_rc_pingpong -d $DEV -g 1 -p 18516   # a second instance"
+incg timeout 30 ibv_rc_pingpong -d $DEV -g 1 -p 18516 >$T/pp2.log 2>&1
+rc=$?
+cat $T/pp2.log
+expect "a second ibv_rc_pingpong fails: no context" \
+	"Couldn't get context for $DEV (exit 1)" "$(result $T/pp2.log $rc)"
 
 step "5. One more context allowed, but no more objects: the next object is refused"
 show "echo '$DEV hca_handle=2 hca_object=4' > $CG/rdma.max"
-echo "# (inside $CG) verbs_probe $DEV pd   # opens the device, allocates a PD"
-incg verbs_probe $DEV pd
-echo "# (inside $CG) ibv_rc_pingpong -d $DEV -g 1 -p 18516"
-incg ibv_rc_pingpong -d $DEV -g 1 -p 18516 2>&1
-echo "(exit status $?)"
+echo "# (inside $CG) timeout 30 verbs_probe $DEV pd   # opens the device, allocates a PD"
+incg timeout 30 verbs_probe $DEV pd >$T/probe2.log 2>&1
+rc=$?
+cat $T/probe2.log
+expect "verbs_probe: a context, then the PD is refused with EAGAIN" \
+	"ibv_open_device=ok ibv_alloc_pd=EAGAIN (exit 1)" "$(probe_summary $T/probe2.log) (exit $rc)"
+echo "# (inside $CG) timeout 30 ibv_rc_pingpong -d $DEV -g 1 -p 18516"
+incg timeout 30 ibv_rc_pingpong -d $DEV -g 1 -p 18516 >$T/pp3.log 2>&1
+rc=$?
+cat $T/pp3.log
+expect "a second ibv_rc_pingpong fails: no PD" \
+	"Couldn't allocate PD (exit 1)" "$(result $T/pp3.log $rc)"
+wait_for 10 is_line $CG/rdma.current "$DEV hca_handle=1 hca_object=4"
 show "cat $CG/rdma.current"
-[ -f $CG/rdma.events ] && show "cat $CG/rdma.events"
+expect "rdma.current: the refused requests took nothing" \
+	"$DEV hca_handle=1 hca_object=4" "$(line $CG/rdma.current)"
+show "cat $CG/rdma.events"
+expect "rdma.events: 2 contexts and 2 objects refused by this cgroup's limit" \
+	"$DEV hca_handle.max=2 hca_handle.alloc_fail=2 hca_object.max=2 hca_object.alloc_fail=2" \
+	"$(line $CG/rdma.events)"
 
-step "6. The workload itself was not disturbed"
+step "6. The client starts, outside the cgroup, and the ping-pong runs to the end"
+echo "# (outside) timeout 120 ibv_rc_pingpong -d $DEV -g 1 -n $ITERS 127.0.0.1"
+timeout 120 ibv_rc_pingpong -d $DEV -g 1 -n "$ITERS" 127.0.0.1 >$T/client.log 2>&1
+client_rc=$?
 wait $server
-echo "server (inside the cgroup), exit status $?:"
-sed 's/^/  /' /tmp/server.log
-wait $client
-echo "client (outside), exit status $?:"
-sed 's/^/  /' /tmp/client.log
+server_rc=$?
+echo "server (inside the cgroup), exit status $server_rc:"
+sed 's/^/  /' $T/server.log
+echo "client (outside), exit status $client_rc:"
+sed 's/^/  /' $T/client.log
+expect "the ping-pong ran to the end on both sides" \
+	"server: exit 0, $ITERS iters; client: exit 0, $ITERS iters" \
+	"server: exit $server_rc, $(grep -o "^$ITERS iters" $T/server.log); client: exit $client_rc, $(grep -o "^$ITERS iters" $T/client.log)"
 
 step "7. Everything was given back"
+wait_for 10 is_line $CG/rdma.current "$DEV hca_handle=0 hca_object=0"
 show "cat $CG/rdma.current"
-[ -f $CG/rdma.peak ] && show "cat $CG/rdma.peak"
+expect "rdma.current back at 0" "$DEV hca_handle=0 hca_object=0" "$(line $CG/rdma.current)"
+show "cat $CG/rdma.peak"
+expect "rdma.peak: 2 contexts (step 5) and 4 objects" \
+	"$DEV hca_handle=2 hca_object=4" "$(line $CG/rdma.peak)"
+
+step "8. A container runtime sets the limit: runc with linux.resources.rdma"
+runc_bundle $T/bundle $DEV 1 2 /$CTR verbs_probe -k $DEV pd cq open cq wait
+echo "An OCI bundle: a busybox container that runs"
+echo "  verbs_probe -k $DEV pd cq open cq wait   # holds what it got until its stdin closes"
+echo "limited in its config.json to 1 context and 2 objects:"
+show "grep -A2 '\"rdma\"' $T/bundle/config.json"
+mkfifo $T/ctr-stdin
+echo "# timeout 120 runc run --no-pivot --bundle $T/bundle $CTR < $T/ctr-stdin &"
+timeout 120 runc run --no-pivot --bundle $T/bundle $CTR <$T/ctr-stdin >$T/ctr.log 2>&1 &
+ctr=$!
+exec 3>$T/ctr-stdin
+wait_for 60 grep -q '^verbs_probe: holding' $T/ctr.log
+echo "Inside the container:"
+sed 's/^/  /' $T/ctr.log
+expect "in the container: a context, a PD and a CQ; the next context and object refused with EAGAIN" \
+	"ibv_open_device=ok ibv_alloc_pd=ok ibv_create_cq=ok ibv_open_device=EAGAIN ibv_create_cq=EAGAIN" \
+	"$(probe_summary $T/ctr.log)"
+show "cat /sys/fs/cgroup/$CTR/rdma.max"
+expect "runc wrote the limit to the container's rdma.max" \
+	"$DEV hca_handle=1 hca_object=2" "$(line /sys/fs/cgroup/$CTR/rdma.max)"
+show "cat /sys/fs/cgroup/$CTR/rdma.current"
+expect "the container's rdma.current: 1 context, 2 objects" \
+	"$DEV hca_handle=1 hca_object=2" "$(line /sys/fs/cgroup/$CTR/rdma.current)"
+echo "# timeout 30 runc events --stats $CTR"
+timeout 30 runc events --stats $CTR >$T/events.json 2>&1
+rc=$?
+cat $T/events.json
+expect "runc events --stats reads the container's cgroup without error" \
+	"0 stats" "$rc $(grep -o '^{"type":"[a-z]*"' $T/events.json | cut -d'"' -f4)"
+echo "runc reads rdma.current and rdma.max for these statistics, but its event type"
+echo "has no field for RDMA, so they are not printed.  runc_stats calls the same code"
+echo "(libcontainer's cgroup v2 GetStats, from the source of this runc) and prints them:"
+show "timeout 30 runc_stats /sys/fs/cgroup/$CTR | tee $T/stats.json"
+expect "runc's parser reads our rdma.max and rdma.current of $DEV" \
+	"{\"device\":\"$DEV\",\"hca_handles\":1,\"hca_objects\":2} {\"device\":\"$DEV\",\"hca_handles\":1,\"hca_objects\":2}" \
+	"$(runc_stat rdma_limit $DEV $T/stats.json) $(runc_stat rdma_current $DEV $T/stats.json)"
+expect "runc's parser accepts every line of both files" \
+	"$(wc -l </sys/fs/cgroup/$CTR/rdma.max) $(wc -l </sys/fs/cgroup/$CTR/rdma.current)" \
+	"$(runc_entries rdma_limit $T/stats.json) $(runc_entries rdma_current $T/stats.json)"
+echo "Closing the container's stdin: verbs_probe exits (status 1: it saw refusals), runc removes the container."
+exec 3>&-
+wait $ctr
+rc=$?
+expect "the container exited with verbs_probe's status 1 and its cgroup is gone" \
+	"1 gone" "$rc $([ -d /sys/fs/cgroup/$CTR ] && echo still there || echo gone)"
+
+step "9. The kernel logged no warning, bug or oops meanwhile"
+dmesg | grep -E 'WARNING:|BUG:|Oops|UBSAN:|general protection|Call Trace:' >$T/splats
+expect "no kernel splat in dmesg" "" "$(head -n3 $T/splats | tr '\n' '|')"
+
 echo
 echo "=== demo done ==="
+echo "demo: $passed passed, $failed failed"

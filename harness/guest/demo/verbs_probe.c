@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * verbs_probe: open an RDMA device and create verbs objects one after the
- * other, printing each outcome with its errno, for the demo.
+ * other, printing each outcome with its errno, for the demo and the runc
+ * test.
  *
- * Usage: verbs_probe DEV [OBJ...]   OBJ: pd, cq, mr, or hold=SECONDS to
- * keep everything for a while.
- * Exits 0 if everything was created, 1 at the first refusal.
+ * Usage: verbs_probe [-k] DEV [STEP...]
+ *   STEP: pd, cq, mr (needs a pd first), open (one more context on DEV),
+ *   or wait: keep everything until standard input reaches end of file.
+ *   -k: keep going after a refusal (the refused step holds nothing).
+ * Exits 0 if everything was created, 1 after a refusal, 2 on a usage error.
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -42,12 +44,19 @@ int main(int argc, char **argv)
 {
 	static char buf[4096];
 	struct ibv_device **list;
-	struct ibv_context *ctx = NULL;
+	struct ibv_context *ctx;
 	struct ibv_pd *pd = NULL;
-	int i, n;
+	int i, n, keep_going = 0, refused = 0;
 
+	/* the caller may read our output while we wait */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1 && !strcmp(argv[1], "-k")) {
+		keep_going = 1;
+		argv++;
+		argc--;
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: verbs_probe DEV [pd|cq|mr|hold=S]...\n");
+		fprintf(stderr, "usage: verbs_probe [-k] DEV [pd|cq|mr|open|wait]...\n");
 		return 2;
 	}
 	list = ibv_get_device_list(&n);
@@ -63,28 +72,39 @@ int main(int argc, char **argv)
 	if (report("ibv_open_device", ctx))
 		return 1;
 	for (i = 2; i < argc; i++) {
-		void *obj = NULL;
+		const char *what;
+		void *obj;
 
 		errno = 0;
 		if (!strcmp(argv[i], "pd")) {
-			obj = pd = ibv_alloc_pd(ctx);
-			if (report("ibv_alloc_pd", obj))
-				return 1;
+			what = "ibv_alloc_pd";
+			obj = ibv_alloc_pd(ctx);
+			if (obj && !pd)
+				pd = obj;
 		} else if (!strcmp(argv[i], "cq")) {
+			what = "ibv_create_cq";
 			obj = ibv_create_cq(ctx, 16, NULL, NULL, 0);
-			if (report("ibv_create_cq", obj))
-				return 1;
 		} else if (!strcmp(argv[i], "mr") && pd) {
+			what = "ibv_reg_mr";
 			obj = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
-			if (report("ibv_reg_mr", obj))
-				return 1;
-		} else if (!strncmp(argv[i], "hold=", 5)) {
-			sleep(atoi(argv[i] + 5));
+		} else if (!strcmp(argv[i], "open")) {
+			what = "ibv_open_device";
+			obj = ibv_open_device(ctx->device);
+		} else if (!strcmp(argv[i], "wait")) {
+			printf("verbs_probe: holding everything until standard input is closed\n");
+			while (read(0, buf, sizeof(buf)) > 0)
+				;
+			continue;
 		} else {
-			fprintf(stderr, "verbs_probe: unknown object %s (mr needs a pd first)\n", argv[i]);
+			fprintf(stderr, "verbs_probe: unknown step %s (mr needs a pd first)\n", argv[i]);
 			return 2;
+		}
+		if (report(what, obj)) {
+			refused = 1;
+			if (!keep_going)
+				return 1;
 		}
 	}
 	/* everything is released by process exit */
-	return 0;
+	return refused;
 }

@@ -14,3 +14,13 @@ fail() { n=$((n + 1)); echo "not ok $n $1"; failed=1; }
 skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
 # diag: standard input as TAP diagnostics, each line prefixed with "# ".
 diag() { sed 's/^/# /'; }
+# check NAME EXPECTED GOT: pass if the two strings are equal, else fail
+# and show both as diagnostics.
+check() {
+	if [ "$3" = "$2" ]; then
+		pass "$1"
+	else
+		fail "$1"
+		printf 'want: %s\ngot:  %s\n' "$2" "$3" | diag
+	fi
+}

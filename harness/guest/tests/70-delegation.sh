@@ -42,16 +42,6 @@ LIMIT="$DEV hca_handle=2 hca_object=3"
 
 . /lib/harness/tap.sh
 
-# check NAME EXPECTED GOT: one TAP line comparing two strings.
-check() {
-	if [ "$3" = "$2" ]; then
-		pass "$1"
-	else
-		fail "$1"
-		printf 'want: %s\ngot:  %s\n' "$2" "$3" | diag
-	fi
-}
-
 # as_user [-g CGROUP] [-N] CMD...: run CMD as uid/gid $U, placed by root in
 # CGROUP first, in a new cgroup namespace with -N.
 as_user() {

@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0
+# runc helpers, sourced (". /lib/harness/runc.sh") by the demo and the
+# guest tests; not a test itself.  Needs /lib/harness/verbs.sh.
+#
+# The containers' root is /ctr/rootfs, made by harness/initramfs.sh:
+# busybox-static and verbs_probe with libibverbs and the siw and rxe
+# providers.  The guest's root is the initramfs, which cannot be
+# pivot_root'ed: hence `runc run --no-pivot`.
+
+# runc_bundle DIR DEV HANDLES OBJECTS CGROUP ARG...: write DIR/config.json,
+# an OCI config that runs ARG... (no quotes or backslashes in them) as root
+# in new mount, PID and UTS namespaces, in cgroup CGROUP (relative to
+# /sys/fs/cgroup, with a leading /), with the uverbs node of RDMA device
+# DEV and linux.resources.rdma {DEV: HANDLES hcaHandles, OBJECTS
+# hcaObjects}.  Fails if DEV has no uverbs node.
+runc_bundle() {
+	rb_dir=$1 rb_dev=$2 rb_handles=$3 rb_objects=$4 rb_cg=$5
+	shift 5
+	rb_uverbs=$(uverbs_dev "$rb_dev") || return 1
+	read -r rb_node rb_major rb_minor <<EOF
+$rb_uverbs
+EOF
+	rb_args=
+	for rb_a in "$@"; do
+		rb_args="$rb_args${rb_args:+, }\"$rb_a\""
+	done
+	mkdir -p "$rb_dir"
+	cat >"$rb_dir/config.json" <<JSON
+{
+	"ociVersion": "1.0.2",
+	"process": {
+		"terminal": false,
+		"user": { "uid": 0, "gid": 0 },
+		"args": [ $rb_args ],
+		"env": [ "PATH=/bin" ],
+		"cwd": "/",
+		"noNewPrivileges": true
+	},
+	"root": { "path": "/ctr/rootfs", "readonly": true },
+	"hostname": "ctr",
+	"mounts": [
+		{ "destination": "/proc", "type": "proc", "source": "proc" },
+		{ "destination": "/dev", "type": "tmpfs", "source": "tmpfs",
+		  "options": [ "nosuid", "mode=755" ] },
+		{ "destination": "/sys", "type": "sysfs", "source": "sysfs",
+		  "options": [ "nosuid", "noexec", "nodev", "ro" ] }
+	],
+	"linux": {
+		"cgroupsPath": "$rb_cg",
+		"namespaces": [ { "type": "mount" }, { "type": "pid" }, { "type": "uts" } ],
+		"devices": [
+			{ "path": "/dev/infiniband/$rb_node", "type": "c", "major": $rb_major, "minor": $rb_minor,
+			  "fileMode": 438, "uid": 0, "gid": 0 }
+		],
+		"resources": {
+			"devices": [
+				{ "allow": false, "access": "rwm" },
+				{ "allow": true, "type": "c", "major": $rb_major, "minor": $rb_minor, "access": "rw" }
+			],
+			"rdma": { "$rb_dev": { "hcaHandles": $rb_handles, "hcaObjects": $rb_objects } }
+		}
+	}
+}
+JSON
+}
+
+# runc_stat FIELD DEV FILE: the entry of DEV in list FIELD (rdma_limit or
+# rdma_current) of the JSON that runc_stats wrote to FILE, e.g.
+# {"device":"rxe0","hca_handles":1,"hca_objects":2}.
+runc_stat() {
+	grep -o "\"$1\":\[[^]]*\]" "$3" | grep -o "{\"device\":\"$2\"[^}]*}"
+}
+
+# runc_entries FIELD FILE: how many devices list FIELD of FILE has.
+runc_entries() {
+	grep -o "\"$1\":\[[^]]*\]" "$2" | grep -o '{"device"' | wc -l
+}
