@@ -17,16 +17,7 @@
 
 #include <infiniband/verbs.h>
 
-static const char *errname(int e)
-{
-	switch (e) {
-	case EAGAIN: return "EAGAIN";
-	case ENOMEM: return "ENOMEM";
-	case EINVAL: return "EINVAL";
-	case EPERM: return "EPERM";
-	default: return "errno";
-	}
-}
+#include "util.h"
 
 static int report(const char *what, const void *obj)
 {
