@@ -38,6 +38,28 @@ const char *errname(int e)
 	return buf;
 }
 
+int parse_bytes(const char *s, unsigned long long *bytes)
+{
+	unsigned long long v, mul = 1;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': mul = 1ULL << 10; end++; break;
+	case 'm': case 'M': mul = 1ULL << 20; end++; break;
+	case 'g': case 'G': mul = 1ULL << 30; end++; break;
+	}
+	if (*end || (v && mul > ~0ULL / v))
+		return -EINVAL;
+	*bytes = v * mul;
+	return 0;
+}
+
 int write_str(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);

@@ -10,6 +10,13 @@
 /* The symbolic name of errno value @e ("EAGAIN"), "none" for 0. */
 const char *errname(int e);
 
+/*
+ * Parses a byte count: decimal digits with an optional suffix K, M or G
+ * (powers of 1024, either case), as rdma.mr_mem.max takes them; returns
+ * 0 and sets *@bytes, or -EINVAL.
+ */
+int parse_bytes(const char *s, unsigned long long *bytes);
+
 /* Writes @s to the file @path in one write(); returns 0 or -errno. */
 int write_str(const char *path, const char *s);
 
