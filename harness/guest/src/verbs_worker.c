@@ -8,30 +8,40 @@
  *		[-o MAX_OBJECTS] [-s SEED]
  *	Until SECONDS have passed or MAX_ITER iterations are done: open one or
  *	two contexts, create up to MAX_OBJECTS objects (PD, CQ or MR at
- *	random) on the first, destroy everything and close.  One iteration in
+ *	random) on the first, destroy everything and close.  An MR covers a
+ *	random range of 1 byte to 8 pages, at a random offset, of a buffer
+ *	that every MR shares, so that its charge (its page-rounded span) varies
+ *	from 1 to 9 pages.  One iteration in
  *	eight runs in a child that exits holding everything, so that process
  *	exit does the cleanup.  A refusal (EAGAIN) is counted, as is a device
  *	that is gone (it is removed and re-added by the stress test: ENODEV,
  *	ENOENT, ENXIO, EIO, or missing from the device list); any other error
  *	counts as unexpected.  Prints one summary line:
- *	  verbs_worker: iter=N ctx=OK/EAGAIN/GONE pd=... cq=... mr=... other=N
- *	and exits 1 if anything unexpected happened.
+ *	  verbs_worker: iter=N ctx=OK/EAGAIN/GONE pd=... cq=... mr=...
+ *	                mr_bytes=B other=N
+ *	(B: the page-rounded bytes of the MRs registered) and exits 1 if
+ *	anything unexpected happened.
  *
  *   verbs_worker [-d DEV] [-g CGROUP_DIR] hold [-c NCTX] [-p NPD] [-q NCQ]
- *		[-m NMR] [-M CGROUP_DIR2] [-F NTH | -X] [-f ctx|obj]
- *		[-w FILE] [-T SECONDS]
+ *		[-m NMR] [-E NMR_EARLY] [-b BYTES] [-O OFFSET] [-M CGROUP_DIR2]
+ *		[-F NTH | -X] [-f ctx|obj|mr] [-w FILE] [-T SECONDS]
  *	Open up to NCTX contexts (stopping at the first failure), move to
  *	CGROUP_DIR2 if given, then create up to NPD PDs, NCQ CQs and NMR MRs
- *	on the first context (each kind stopping at its first failure).
+ *	on the first context (each kind stopping at its first failure).  With
+ *	-E, the PDs and NMR_EARLY MRs are created before the move, the NMR
+ *	MRs after it.  Each MR covers BYTES (default: one page; K, M, G
+ *	suffixes) from OFFSET (default 0) into a page of memory of its own,
+ *	so that it is charged PAGE_ALIGN(OFFSET + BYTES) bytes.
  *	-F NTH arms /proc/thread-self/fail-nth, -X sets
  *	/proc/self/make-it-fail, just before the first context open (-f ctx,
- *	the default) or the first object creation (-f obj), and disarms it
- *	right after that one call.  Prints
+ *	the default), the first object creation after the move (-f obj) or
+ *	the first of the NMR MRs (-f mr), and disarms it right after that one
+ *	call.  Prints
  *	  hold: uid=U ctx_ok=N ctx_err=E pd_ok=N pd_err=E cq_ok=N cq_err=E
- *	        mr_ok=N mr_err=E injected=0|1
- *	(E is "none" or the errno name of the first failure), then with -w
- *	keeps everything while FILE exists (at most SECONDS, default 120), and
- *	exits 0.
+ *	        mr_ok=N mr_err=E mr_bytes=B injected=0|1
+ *	(E is "none" or the errno name of the first failure, B the bytes the
+ *	MRs held are charged), then with -w keeps everything while FILE
+ *	exists (at most SECONDS, default 120), and exits 0.
  *
  * -g moves this process into CGROUP_DIR first (by writing its pid to
  * cgroup.procs, with the caller's credentials).
@@ -53,6 +63,16 @@
 #include "util.h"
 
 static const char *dev_name = "siw0";
+static size_t page_size;
+
+/* What an MR of @len bytes at @addr is charged: its page-rounded span. */
+static unsigned long long mr_cost(const void *addr, size_t len)
+{
+	uintptr_t start = (uintptr_t)addr & ~(page_size - 1);
+	uintptr_t end = ((uintptr_t)addr + len + page_size - 1) & ~(page_size - 1);
+
+	return end - start;
+}
 
 /* Find DEV in a fresh device list; *list must be freed by the caller. */
 static struct ibv_device *find_dev(struct ibv_device ***list)
@@ -86,6 +106,7 @@ static const char *const k_names[K_NR] = { "ctx", "pd", "cq", "mr" };
 struct stats {
 	long iter;
 	long count[K_NR][RES_NR];
+	unsigned long long mr_bytes;
 	long other_reported;
 };
 
@@ -108,11 +129,36 @@ static void account(int kind, int ok, int e)
 }
 
 #define LOOP_MAX_OBJ 16
+#define LOOP_MR_PAGES 8
+
+/* The buffer of the loop's MRs: 2 * LOOP_MR_PAGES pages. */
+static char *arena;
+
+/* A random range of the arena, for an MR of 1 to 1 + LOOP_MR_PAGES pages. */
+static void random_range(char **addr, size_t *len)
+{
+	size_t max = LOOP_MR_PAGES * page_size;
+
+	switch (rand() % 4) {
+	case 0:		/* a few bytes: one page, or two across a boundary */
+		*len = 1 + rand() % 64;
+		break;
+	case 1:		/* whole pages */
+		*len = (1 + rand() % LOOP_MR_PAGES) * page_size;
+		break;
+	default:
+		*len = 1 + rand() % max;
+		break;
+	}
+	if (rand() % 4)
+		*addr = arena + rand() % max;
+	else
+		*addr = arena + (rand() % LOOP_MR_PAGES) * page_size;
+}
 
 static void iteration(struct ibv_device **devp, struct ibv_device ***listp,
 		      int max_obj, int keep)
 {
-	static char buf[LOOP_MAX_OBJ][4096] __attribute__((aligned(4096)));
 	struct ibv_context *ctx, *ctx2 = NULL;
 	struct ibv_pd *pds[LOOP_MAX_OBJ];
 	struct ibv_cq *cqs[LOOP_MAX_OBJ];
@@ -166,13 +212,21 @@ static void iteration(struct ibv_device **devp, struct ibv_device ***listp,
 			if (cqs[ncq])
 				ncq++;
 			break;
-		case K_MR:
-			mrs[nmr] = ibv_reg_mr(pds[0], buf[nmr], sizeof(buf[0]),
+		case K_MR: {
+			size_t len;
+			char *addr;
+
+			random_range(&addr, &len);
+			mrs[nmr] = ibv_reg_mr(pds[0], addr, len,
 					      IBV_ACCESS_LOCAL_WRITE);
 			account(K_MR, mrs[nmr] != NULL, errno);
-			if (mrs[nmr])
+			if (mrs[nmr]) {
+				__atomic_fetch_add(&st->mr_bytes, mr_cost(addr, len),
+						   __ATOMIC_RELAXED);
 				nmr++;
+			}
 			break;
+		}
 		}
 	}
 	if (keep)
@@ -218,10 +272,14 @@ static int cmd_loop(int argc, char **argv)
 		max_obj = LOOP_MAX_OBJ;
 	st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (st == MAP_FAILED) {
+	/* touched now, so that registering it pins without faulting */
+	arena = mmap(NULL, 2 * LOOP_MR_PAGES * page_size, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (st == MAP_FAILED || arena == MAP_FAILED) {
 		perror("verbs_worker: mmap");
 		return 2;
 	}
+	memset(arena, 0x5a, 2 * LOOP_MR_PAGES * page_size);
 	srand(seed);
 	end = now() + secs;
 
@@ -254,6 +312,7 @@ static int cmd_loop(int argc, char **argv)
 	for (k = 0; k < K_NR; k++)
 		printf(" %s=%ld/%ld/%ld", k_names[k], st->count[k][RES_OK],
 		       st->count[k][RES_EAGAIN], st->count[k][RES_GONE]);
+	printf(" mr_bytes=%llu", st->mr_bytes);
 	printf(" other=%ld\n",
 	       st->count[K_CTX][RES_OTHER] + st->count[K_PD][RES_OTHER] +
 	       st->count[K_CQ][RES_OTHER] + st->count[K_MR][RES_OTHER]);
@@ -264,22 +323,27 @@ static int cmd_loop(int argc, char **argv)
 
 #define HOLD_MAX 64
 
+enum { FAIL_CTX, FAIL_OBJ, FAIL_MR };
+
 static int cmd_hold(int argc, char **argv)
 {
-	static char buf[HOLD_MAX][4096] __attribute__((aligned(4096)));
 	struct ibv_context *ctx[HOLD_MAX];
 	struct ibv_pd *pd[HOLD_MAX];
 	struct ibv_cq *cq[HOLD_MAX];
-	struct ibv_mr *mr[HOLD_MAX];
+	struct ibv_mr *mr[2 * HOLD_MAX];
 	struct ibv_pd *mr_pd = NULL;
-	int nctx = 1, npd = 0, ncq = 0, nmr = 0, fail_obj = 0, make_it_fail = 0;
+	int nctx = 1, npd = 0, ncq = 0, nmr = 0, nmr_early = 0;
+	int fail_at = FAIL_CTX, make_it_fail = 0;
 	int ok[K_NR] = { 0 }, err[K_NR] = { 0 };
 	const char *nth = NULL, *cg2 = NULL, *wait_file = NULL;
+	size_t mr_len = page_size, mr_off = 0, stride;
+	unsigned long long mr_bytes = 0, v;
 	struct ibv_device **list, *dev;
-	int c, i, armed = 0, injected = 0;
+	int c, i, armed = 0, injected = 0, moved, objs_after_move = 0;
 	double limit = 120, end;
+	char *mem = NULL;
 
-	while ((c = getopt(argc, argv, "+c:p:q:m:M:F:Xf:w:T:")) != -1) {
+	while ((c = getopt(argc, argv, "+c:p:q:m:E:b:O:M:F:Xf:w:T:")) != -1) {
 		switch (c) {
 		case 'c':
 			nctx = atoi(optarg);
@@ -293,6 +357,17 @@ static int cmd_hold(int argc, char **argv)
 		case 'm':
 			nmr = atoi(optarg);
 			break;
+		case 'E':
+			nmr_early = atoi(optarg);
+			break;
+		case 'b':
+		case 'O':
+			if (parse_bytes(optarg, &v)) {
+				fprintf(stderr, "verbs_worker: bad size %s\n", optarg);
+				return 2;
+			}
+			*(c == 'b' ? &mr_len : &mr_off) = v;
+			break;
 		case 'M':
 			cg2 = optarg;
 			break;
@@ -303,7 +378,8 @@ static int cmd_hold(int argc, char **argv)
 			make_it_fail = 1;
 			break;
 		case 'f':
-			fail_obj = !strcmp(optarg, "obj");
+			fail_at = !strcmp(optarg, "obj") ? FAIL_OBJ :
+				  !strcmp(optarg, "mr") ? FAIL_MR : FAIL_CTX;
 			break;
 		case 'w':
 			wait_file = optarg;
@@ -315,9 +391,26 @@ static int cmd_hold(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (nctx > HOLD_MAX || npd > HOLD_MAX || ncq > HOLD_MAX || nmr > HOLD_MAX) {
+	if (nctx > HOLD_MAX || npd > HOLD_MAX || ncq > HOLD_MAX || nmr > HOLD_MAX ||
+	    nmr_early > HOLD_MAX || nctx < 0 || npd < 0 || ncq < 0 || nmr < 0 ||
+	    nmr_early < 0) {
 		fprintf(stderr, "verbs_worker: at most %d of each\n", HOLD_MAX);
 		return 2;
+	}
+	if (!mr_len || mr_off >= page_size || mr_len > (1UL << 30)) {
+		fprintf(stderr, "verbs_worker: -b 1..1G, -O below the page size\n");
+		return 2;
+	}
+	/* Memory of their own for every MR, touched now: pinning faults nothing in. */
+	stride = ((mr_off + mr_len + page_size - 1) & ~(page_size - 1)) + page_size;
+	if (nmr + nmr_early) {
+		mem = mmap(NULL, stride * (nmr + nmr_early), PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (mem == MAP_FAILED) {
+			perror("verbs_worker: mmap");
+			return 2;
+		}
+		memset(mem, 0x5a, stride * (nmr + nmr_early));
 	}
 	dev = find_dev(&list);
 	if (!dev) {
@@ -339,9 +432,10 @@ static int cmd_hold(int argc, char **argv)
 		injected = r;						\
 	armed = 0;							\
 } while (0)
+#define INJECT (nth || make_it_fail)
 
 	for (i = 0; i < nctx; i++) {
-		if (i == 0 && !fail_obj && (nth || make_it_fail))
+		if (i == 0 && fail_at == FAIL_CTX && INJECT)
 			ARM();
 		errno = 0;
 		ctx[i] = ibv_open_device(dev);
@@ -352,43 +446,82 @@ static int cmd_hold(int argc, char **argv)
 			break;
 		ok[K_CTX]++;
 	}
-	if (cg2 && join_cgroup(cg2))
-		return 2;
 
+/*
+ * Create up to n objects of a kind into arr[ok[kind]...]; with -f obj, the
+ * first object after the move is created with the fault armed.
+ */
 #define CREATE(kind, n, arr, call) do {					\
-	for (i = 0; ok[K_CTX] && i < (n); i++) {			\
-		if (fail_obj && (nth || make_it_fail) &&		\
-		    !ok[K_PD] && !ok[K_CQ] && !ok[K_MR] &&		\
-		    !err[K_PD] && !err[K_CQ] && !err[K_MR])		\
+	int todo_ = (n);						\
+	while (ok[K_CTX] && !err[kind] && todo_-- > 0) {		\
+		if (fail_at == FAIL_OBJ && INJECT && moved &&		\
+		    !objs_after_move++)					\
 			ARM();						\
 		errno = 0;						\
-		arr[i] = call;						\
-		if (!arr[i])						\
+		arr[ok[kind]] = call;					\
+		if (!arr[ok[kind]])					\
 			err[kind] = errno ? errno : EIO;		\
 		DISARM();						\
-		if (!arr[i])						\
+		if (!arr[ok[kind]])					\
 			break;						\
 		ok[kind]++;						\
 	}								\
 } while (0)
 
-	CREATE(K_PD, npd, pd, ibv_alloc_pd(ctx[0]));
-	if (nmr && ok[K_CTX]) {
-		/* An MR needs a PD, which is an object of its own. */
-		mr_pd = ok[K_PD] ? pd[0] : ibv_alloc_pd(ctx[0]);
-		if (!mr_pd)
-			err[K_MR] = errno;
+	/* An MR needs a PD, which is an object of its own. */
+#define MR_PD() do {							\
+	if ((nmr || nmr_early) && ok[K_CTX] && !mr_pd) {		\
+		errno = 0;						\
+		mr_pd = ok[K_PD] ? pd[0] : ibv_alloc_pd(ctx[0]);	\
+		if (!mr_pd)						\
+			err[K_MR] = errno ? errno : EIO;		\
+	}								\
+} while (0)
+
+	/* Register up to n MRs, each in its own part of mem. */
+#define REG_MRS(n, fault) do {						\
+	int todo_ = (n), first_ = 1;					\
+	while (mr_pd && !err[K_MR] && todo_-- > 0) {			\
+		char *a_ = mem + ok[K_MR] * stride + mr_off;		\
+		if ((fault) && first_ && INJECT)			\
+			ARM();						\
+		first_ = 0;						\
+		errno = 0;						\
+		mr[ok[K_MR]] = ibv_reg_mr(mr_pd, a_, mr_len,		\
+					  IBV_ACCESS_LOCAL_WRITE);	\
+		if (!mr[ok[K_MR]])					\
+			err[K_MR] = errno ? errno : EIO;		\
+		DISARM();						\
+		if (!mr[ok[K_MR]])					\
+			break;						\
+		mr_bytes += mr_cost(a_, mr_len);			\
+		ok[K_MR]++;						\
+	}								\
+} while (0)
+
+	moved = !cg2;
+	if (nmr_early) {
+		CREATE(K_PD, npd, pd, ibv_alloc_pd(ctx[0]));
+		MR_PD();
+		REG_MRS(nmr_early, 0);
 	}
+	if (cg2) {
+		if (join_cgroup(cg2))
+			return 2;
+		moved = 1;
+	}
+	if (!nmr_early)
+		CREATE(K_PD, npd, pd, ibv_alloc_pd(ctx[0]));
+	MR_PD();
 	CREATE(K_CQ, ncq, cq, ibv_create_cq(ctx[0], 8, NULL, NULL, 0));
-	if (mr_pd)
-		CREATE(K_MR, nmr, mr, ibv_reg_mr(mr_pd, buf[i], sizeof(buf[0]),
-						 IBV_ACCESS_LOCAL_WRITE));
+	REG_MRS(nmr, fail_at == FAIL_MR);
 
 	printf("hold: uid=%d ctx_ok=%d ctx_err=%s", (int)getuid(), ok[K_CTX],
 	       errname(err[K_CTX]));
 	printf(" pd_ok=%d pd_err=%s", ok[K_PD], errname(err[K_PD]));
 	printf(" cq_ok=%d cq_err=%s", ok[K_CQ], errname(err[K_CQ]));
-	printf(" mr_ok=%d mr_err=%s", ok[K_MR], errname(err[K_MR]));
+	printf(" mr_ok=%d mr_err=%s mr_bytes=%llu", ok[K_MR], errname(err[K_MR]),
+	       mr_bytes);
 	printf(" injected=%d\n", injected);
 	fflush(stdout);
 
@@ -415,7 +548,8 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: verbs_worker [-d DEV] [-g CGROUP_DIR] loop -t SECONDS [-n MAX_ITER] [-o MAX_OBJECTS] [-s SEED]\n"
 		"       verbs_worker [-d DEV] [-g CGROUP_DIR] hold [-c NCTX] [-p NPD] [-q NCQ] [-m NMR]\n"
-		"                    [-M CGROUP_DIR2] [-F NTH | -X] [-f ctx|obj] [-w FILE] [-T SECONDS]\n");
+		"                    [-E NMR_EARLY] [-b BYTES] [-O OFFSET] [-M CGROUP_DIR2]\n"
+		"                    [-F NTH | -X] [-f ctx|obj|mr] [-w FILE] [-T SECONDS]\n");
 	return 2;
 }
 
@@ -440,6 +574,7 @@ int main(int argc, char **argv)
 		return usage();
 	if (cg && join_cgroup(cg))
 		return 2;
+	page_size = sysconf(_SC_PAGESIZE);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	argc -= optind;

@@ -156,7 +156,7 @@ for _ in $(seq 600); do
 	sleep 0.1
 done
 check "uid $U in deleg/sub: 2 contexts and 3 PDs, then EAGAIN (deleg's limit)" \
-	"hold: uid=$U ctx_ok=2 ctx_err=EAGAIN pd_ok=3 pd_err=EAGAIN cq_ok=0 cq_err=none mr_ok=0 mr_err=none injected=0" \
+	"hold: uid=$U ctx_ok=2 ctx_err=EAGAIN pd_ok=3 pd_err=EAGAIN cq_ok=0 cq_err=none mr_ok=0 mr_err=none mr_bytes=0 injected=0" \
 	"$(grep -v '^#' "$TMP/out")"
 check "rdma.current while held: deleg, deleg/sub, deleg/sub2" \
 	"$DEV hca_handle=2 hca_object=3|$DEV hca_handle=2 hca_object=3|$DEV hca_handle=0 hca_object=0" \
@@ -171,7 +171,7 @@ wait
 as_user cgtool write "$D/sub/rdma.max" "$DEV hca_object=1" >"$TMP/w"
 as_user -g "$D/sub" verbs_worker -d "$DEV" hold -c 1 -p 3 >"$TMP/out" 2>&1
 check "uid $U: deleg/sub limited to hca_object=1 by the delegatee: 1 PD, then EAGAIN; charges back to 0" \
-	"ok|hold: uid=$U ctx_ok=1 ctx_err=none pd_ok=1 pd_err=EAGAIN cq_ok=0 cq_err=none mr_ok=0 mr_err=none injected=0|$DEV hca_handle=0 hca_object=0|$DEV hca_handle=0 hca_object=0" \
+	"ok|hold: uid=$U ctx_ok=1 ctx_err=none pd_ok=1 pd_err=EAGAIN cq_ok=0 cq_err=none mr_ok=0 mr_err=none mr_bytes=0 injected=0|$DEV hca_handle=0 hca_object=0|$DEV hca_handle=0 hca_object=0" \
 	"$(cat "$TMP/w")|$(grep -v '^#' "$TMP/out")|$(current "$D")|$(current "$D/sub")"
 
 # 12-15: escaping the delegated sub-tree
