@@ -4,25 +4,28 @@
 # Concurrent stress of the rdma cgroup controller, bounded in time.
 #
 # In /sys/fs/cgroup/stress/{a,b}/{x,y}, one verbs_worker per leaf opens and
-# closes contexts on DEV and creates and destroys PDs, CQs and MRs (one
+# closes contexts on DEV and creates and destroys PDs, CQs and MRs (MRs
+# of 1 byte to 8 pages at random offsets: charges of 1 to 9 pages; one
 # iteration in eight exits holding everything, leaving the cleanup to
 # process exit).  Meanwhile, each in its own loop:
-#   limits   rewrites rdma.max of every cgroup with random limits, often
-#            below the current usage, or "max";
+#   limits   rewrites rdma.max and rdma.mr_mem.max of every cgroup with
+#            random limits, often below the current usage, or "max";
 #   migrate  moves the workers between the leaves and the transient
 #            cgroups a/z and b/z;
 #   churn    creates a/z, b/z (and z/w below them, with +rdma), moves the
 #            tasks out again and removes them, charged or not;
-#   reader   reads every rdma.* file of every cgroup;
+#   reader   reads every rdma.* file of every cgroup (rdma.mr_mem.*
+#            too);
 #   device   removes DEV (rdma link del) and adds it back, in the middle
 #            part of the run only, so that the last part charges a device
 #            whose pools have seen only the other loops.
 # Every loop stops by itself after STRESS_SECONDS (and a count bound).
 # Afterwards: the workers saw only successes, EAGAIN refusals and errors of
-# a device that is gone; every rdma.current is 0; every rdma.* file
-# parses; with all limits lifted, known charges held in the leaves add up
-# exactly at every level; kmemleak finds nothing new; the kernel log has no
-# splat.  The figures (operations per kind, refusals, re-adds) are printed.
+# a device that is gone; every rdma.current and rdma.mr_mem.current is 0;
+# every rdma.* file parses; with all limits lifted, known charges held in
+# the leaves (contexts, objects and MR bytes) add up exactly at every
+# level; kmemleak finds nothing new; the kernel log has no splat.  The
+# figures (operations per kind, MR bytes, refusals, re-adds) are printed.
 #
 # Environment: DEV (default siw0), STRESS_SECONDS (default 45).
 
@@ -99,7 +102,7 @@ error_counts() {
 
 limits_loop() {
 	RANDOM=$1
-	i=0 ok=0 err=0
+	i=0 ok=0 err=0 mr=0 mrok=0
 	cgs="$S $S/a $S/b $S/a/x $S/a/y $S/b/x $S/b/y $S/a/z $S/b/z $S/a/z/w $S/b/z/w"
 	while running; do
 		i=$((i + 1))
@@ -109,20 +112,26 @@ limits_loop() {
 		h=$R
 		pick max max 0 1 2 5 10 30
 		o=$R
-		case $((RANDOM % 3)) in
+		# bytes: from nothing to more than the workers ever hold
+		pick max max 0 4096 12K 20000 32K 64K 100K 1M
+		m=$R
+		f=rdma.max
+		case $((RANDOM % 4)) in
 		0) txt="$DEV hca_handle=$h" ;;
 		1) txt="$DEV hca_object=$o" ;;
-		*) txt="$DEV hca_handle=$h hca_object=$o" ;;
+		2) txt="$DEV hca_handle=$h hca_object=$o" ;;
+		*) txt="$DEV $m" f=rdma.mr_mem.max mr=$((mr + 1)) ;;
 		esac
-		if echo "$txt" 2>>"$TMP/limits.err" >"$cg/rdma.max"; then
+		if echo "$txt" 2>>"$TMP/limits.err" >"$cg/$f"; then
 			ok=$((ok + 1))
+			[ "$f" = rdma.max ] || mrok=$((mrok + 1))
 		else
 			err=$((err + 1))
 		fi
 		nap 0.0$((RANDOM % 5))
 	done
-	echo "limits writes=$i ok=$ok $(error_counts limits "enodev=No such device" \
-		"nocgroup=can't create")" >"$TMP/limits.count"
+	echo "limits writes=$i ok=$ok mr_mem_writes=$mr mr_mem_ok=$mrok $(error_counts limits \
+		"enodev=No such device" "nocgroup=can't create")" >"$TMP/limits.count"
 }
 
 migrate_loop() {
@@ -181,16 +190,18 @@ reader_loop() {
 	while running; do
 		i=$((i + 1))
 		for d in $dirs; do
-			for f in rdma.max rdma.current rdma.peak rdma.events rdma.events.local; do
+			for f in rdma.max rdma.current rdma.peak rdma.events rdma.events.local \
+				rdma.mr_mem.max rdma.mr_mem.current rdma.mr_mem.peak; do
 				if ! while read -r line; do
-					case "$line" in
+					case "$f:$line" in
+					rdma.mr_mem.*:*" "*" "*) bad_line ;;
+					rdma.mr_mem.max:*" max") ;;
+					rdma.mr_mem.*:*" "*[!0-9]*) bad_line ;;
+					rdma.mr_mem.*:*" "[0-9]*) ;;
+					rdma.events*:*" hca_handle"*" hca_object"*" mr_mem.max="*" mr_mem.alloc_fail="*) ;;
+					rdma.events*:*) bad_line ;;
 					*" hca_handle"*" hca_object"*) ;;
-					*)
-						bad=$((bad + 1))
-						if [ $bad -le 5 ]; then
-							echo "reader: $d/$f: \"$line\"" >>"$TMP/errors"
-						fi
-						;;
+					*) bad_line ;;
 					esac
 				done 2>/dev/null <"$d/$f"; then
 					gone=$((gone + 1))	# z or z/w is not there
@@ -203,6 +214,14 @@ reader_loop() {
 	echo "reader rounds=$i reads=$reads gone=$gone malformed=$bad" >"$TMP/reader.count"
 }
 
+# bad_line: count $line of $d/$f as malformed (shown up to 5 times).
+bad_line() {
+	bad=$((bad + 1))
+	if [ $bad -le 5 ]; then
+		echo "reader: $d/$f: \"$line\"" >>"$TMP/errors"
+	fi
+}
+
 # The limits the cgroups start with, and get back after each re-add of the
 # device (a new device has no limits): tight enough for refusals at every
 # level.
@@ -210,7 +229,10 @@ base_limits() {
 	echo "$DEV hca_handle=6 hca_object=20" >"$S/rdma.max" &&
 	echo "$DEV hca_handle=3" >"$S/a/rdma.max" &&
 	echo "$DEV hca_object=6" >"$S/a/y/rdma.max" &&
-	echo "$DEV hca_object=4" >"$S/b/x/rdma.max"
+	echo "$DEV hca_object=4" >"$S/b/x/rdma.max" &&
+	echo "$DEV 96K" >"$S/rdma.mr_mem.max" &&
+	echo "$DEV 40K" >"$S/b/rdma.mr_mem.max" &&
+	echo "$DEV 24576" >"$S/a/x/rdma.mr_mem.max"
 }
 
 device_loop() {
@@ -310,12 +332,15 @@ done
 ctx=$(sum ctx) pd=$(sum pd) cq=$(sum cq) mr=$(sum mr)
 iters=$(awk -F'[ =]' '/^verbs_worker: iter=/ { t += $3 } END { print t + 0 }' "$TMP"/worker.*)
 refused=$(echo "$ctx $pd $cq $mr" | awk '{ for (i = 1; i <= NF; i++) { split($i, v, "/"); t += v[2] } print t + 0 }')
+mr_bytes=$(awk '/^verbs_worker: iter=/ { for (i = 1; i <= NF; i++) if ($i ~ /^mr_bytes=/) t += substr($i, 10) } END { printf "%d", t }' "$TMP"/worker.*)
 if [ "$ok2" = 1 ] && [ "$iters" -gt 0 ] && [ "$refused" -gt 0 ]; then
 	pass "4 workers, $iters iterations in ${elapsed}s: only successes, EAGAIN refusals ($refused) and device-gone errors"
 else
 	fail "4 workers, $iters iterations in ${elapsed}s: only successes, EAGAIN refusals ($refused) and device-gone errors"
 fi
-echo "# ok/EAGAIN/device-gone: contexts $ctx, PDs $pd, CQs $cq, MRs $mr"
+echo "# ok/EAGAIN/device-gone: contexts $ctx, PDs $pd, CQs $cq, MRs $mr ($mr_bytes bytes registered)"
+# refusals at S's limits and below, of the last device (re-adds start over)
+echo "# $S/rdma.events: $(grep "^$DEV " "$S/rdma.events")"
 
 # 3: the other loops ran, without unexpected errors
 for f in limits migrate churn reader device; do
@@ -323,6 +348,7 @@ for f in limits migrate churn reader device; do
 done
 ok3=1
 grep -q 'other=0$' "$TMP/limits.count" || ok3=0
+grep -q ' mr_mem_ok=[1-9]' "$TMP/limits.count" || ok3=0
 grep -q 'other=0$' "$TMP/migrate.count" || ok3=0
 grep -q 'malformed=0$' "$TMP/reader.count" || ok3=0
 grep -q ' readds=[1-9]' "$TMP/device.count" || ok3=0
@@ -340,14 +366,14 @@ fi
 ok4=0
 if dev_present; then
 	for _ in 1 2 3 4 5; do
-		rdmacg_check_current "$S" "$DEV" >"$TMP/current" && { ok4=1; break; }
+		rdmacg_check "$S" "$DEV" >"$TMP/current" && { ok4=1; break; }
 		sleep 1
 	done
 fi
 if [ "$ok4" = 1 ]; then
-	pass "$DEV is present and every rdma.current under $S is 0"
+	pass "$DEV is present and every rdma.current and rdma.mr_mem.current under $S is 0"
 else
-	fail "$DEV is present and every rdma.current under $S is 0"
+	fail "$DEV is present and every rdma.current and rdma.mr_mem.current under $S is 0"
 	diag <"$TMP/current"
 fi
 
@@ -360,15 +386,22 @@ for d in $(all_cgroups); do
 			sed "s|^|$d/$f: |"
 	done
 	for f in rdma.events rdma.events.local; do
-		grep -vE "^[a-z0-9_]+ hca_handle.max=[0-9]+ hca_handle.alloc_fail=[0-9]+ hca_object.max=[0-9]+ hca_object.alloc_fail=[0-9]+$" "$d/$f" |
+		grep -vE "^[a-z0-9_]+ hca_handle.max=[0-9]+ hca_handle.alloc_fail=[0-9]+ hca_object.max=[0-9]+ hca_object.alloc_fail=[0-9]+ mr_mem.max=[0-9]+ mr_mem.alloc_fail=[0-9]+$" "$d/$f" |
 			sed "s|^|$d/$f: |"
 	done
-	grep -q "^$DEV " "$d/rdma.max" || echo "$d/rdma.max: no $DEV line"
+	grep -vE "^[a-z0-9_]+ (max|[0-9]+)$" "$d/rdma.mr_mem.max" |
+		sed "s|^|$d/rdma.mr_mem.max: |"
+	for f in rdma.mr_mem.current rdma.mr_mem.peak; do
+		grep -vE "^[a-z0-9_]+ [0-9]+$" "$d/$f" | sed "s|^|$d/$f: |"
+	done
+	for f in rdma.max rdma.mr_mem.max rdma.mr_mem.current rdma.mr_mem.peak; do
+		grep -q "^$DEV " "$d/$f" || echo "$d/$f: no $DEV line"
+	done
 done >"$TMP/malformed" 2>&1
 if [ ! -s "$TMP/malformed" ]; then
-	pass "every rdma.max, rdma.current, rdma.peak, rdma.events(.local) line under $S parses"
+	pass "every rdma.max, rdma.current, rdma.peak, rdma.events(.local), rdma.mr_mem.{max,current,peak} line under $S parses"
 else
-	fail "every rdma.max, rdma.current, rdma.peak, rdma.events(.local) line under $S parses"
+	fail "every rdma.max, rdma.current, rdma.peak, rdma.events(.local), rdma.mr_mem.{max,current,peak} line under $S parses"
 	head -n 20 "$TMP/malformed" | diag
 fi
 
@@ -379,31 +412,38 @@ echo "# $((NOW - START))s since the start"
 ok6=1
 for d in $(all_cgroups); do
 	echo "$DEV hca_handle=max hca_object=max" >"$d/rdma.max" || ok6=0
+	echo "$DEV max" >"$d/rdma.mr_mem.max" || ok6=0
 done
 touch "$TMP/hold"
-# leaf: contexts PDs CQs MRs -> handles and objects
-set -- "a/x 1 1 0 0" "a/y 2 2 1 0" "b/x 1 3 0 1" "b/y 1 0 2 0"
+# leaf: contexts PDs CQs MRs, bytes and offset of each MR -> handles,
+# objects (an MR without a PD brings one) and MR bytes (page-rounded spans)
+set -- "a/x 1 1 0 2 4096 100" "a/y 2 2 1 1 1 0" "b/x 1 3 0 3 65536 0" "b/y 1 0 2 1 10000 4000"
 for spec in "$@"; do
 	set -- $spec
-	verbs_worker -d "$DEV" -g "$S/$1" hold -c "$2" -p "$3" -q "$4" -m "$5" \
+	verbs_worker -d "$DEV" -g "$S/$1" hold -c "$2" -p "$3" -q "$4" -m "$5" -b "$6" -O "$7" \
 		-w "$TMP/hold" -T 60 >"$TMP/hold.${1%/*}${1#*/}" 2>&1 &
 done
-for f in a/x a/y b/x b/y; do
+# the bytes each worker must report: 2 x 8192, 4096, 3 x 65536, 16384
+set -- "a/x 16384" "a/y 4096" "b/x 196608" "b/y 16384"
+for spec in "$@"; do
+	f=${spec% *}
 	t="$TMP/hold.${f%/*}${f#*/}"
 	for _ in $(seq 600); do grep -q '^hold:' "$t" 2>/dev/null && break; nap 0.1; done
 	grep '^hold:' "$t" | sed "s|^|# $f: |"
-	grep -q ' ctx_err=none pd_ok=.* pd_err=none .* cq_err=none .* mr_err=none ' "$t" || ok6=0
+	grep -q " ctx_err=none pd_ok=.* pd_err=none .* cq_err=none .* mr_err=none mr_bytes=${spec#* } " "$t" ||
+		ok6=0
 done
-# a/x 1+1, a/y 2+3, b/x 1+4, b/y 1+2
-rdmacg_check_current "$S" "$DEV" "a/x:1:1" "a/y:2:3" "a:3:4" "b/x:1:4" "b/y:1:2" "b:2:6" ".:5:10" ||
+# a/x 1+3, a/y 2+4, b/x 1+6, b/y 1+4; MR bytes a 20480, b 212992
+rdmacg_check "$S" "$DEV" "a/x:1:3" "a/y:2:4" "a:3:7" "b/x:1:6" "b/y:1:4" "b:2:10" ".:5:17" \
+	"a/x=16384" "a/y=4096" "a=20480" "b/x=196608" "b/y=16384" "b=212992" ".=233472" ||
 	ok6=0
 rm -f "$TMP/hold"
 wait
-rdmacg_check_current "$S" "$DEV" || ok6=0
+rdmacg_check "$S" "$DEV" || ok6=0
 if [ "$ok6" = 1 ]; then
-	pass "held charges add up exactly at every level (5 contexts, 10 objects), and go back to 0"
+	pass "held charges add up exactly at every level (5 contexts, 17 objects, 233472 MR bytes), and go back to 0"
 else
-	fail "held charges add up exactly at every level (5 contexts, 10 objects), and go back to 0"
+	fail "held charges add up exactly at every level (5 contexts, 17 objects, 233472 MR bytes), and go back to 0"
 fi
 
 # 7: removing the whole tree works
@@ -434,6 +474,6 @@ else
 	pass "kernel log: no splat"
 fi
 
-echo "# figures: ${elapsed}s; worker iterations $iters; ok/EAGAIN/device-gone: contexts $ctx, PDs $pd, CQs $cq, MRs $mr; refusals $refused"
+echo "# figures: ${elapsed}s; worker iterations $iters; ok/EAGAIN/device-gone: contexts $ctx, PDs $pd, CQs $cq, MRs $mr ($mr_bytes bytes); refusals $refused"
 echo "# figures: $(cat "$TMP/limits.count"); $(cat "$TMP/migrate.count"); $(cat "$TMP/churn.count"); $(cat "$TMP/reader.count"); $(cat "$TMP/device.count")"
 exit "$failed"
