@@ -21,7 +21,14 @@
 #     cgroup, the levels already charged having been given back;
 #   - the step with no fault succeeds and is charged exactly.
 # A fault that a retry absorbs would be counted as such (there is none
-# now).  Then the table alone is failed, on a second device (rxe0 on lo):
+# now).  An MR is swept so too: registered after the task moved to fresh
+# cgroups, its hca_object charge creates their pools; while it fails,
+# rdma.mr_mem.current stays exactly what the MR held already costs.
+# Then the whole registration path: failslab aimed at every allocation
+# made under ib_uverbs_reg_mr() (uobject, driver, umem, before and after
+# the mr_mem charge), each failed in turn; after every failure
+# rdma.current and rdma.mr_mem.current are exactly what the held objects
+# and MRs cost, at every level.  Then the table alone is failed, on a second device (rxe0 on lo):
 # every allocation of the task that comes from rdma.c but not through
 # __kmalloc_cache_noprof() (the pool's fixed-size kzalloc; the table's size
 # varies) is failed, with probability 100, task-filter and make-it-fail.
@@ -38,6 +45,7 @@ KML=/sys/kernel/debug/kmemleak
 TMP=${TMPDIR:-/tmp}/60-failslab.$$
 MIN_AGE=6	# kmemleak reports nothing younger than 5 s
 MAX_NTH=12	# no operation here makes that many allocations in rdma.c
+MAX_NTH_REG_MR=60	# nor ib_uverbs_reg_mr() (siw: some 10)
 
 . /lib/harness/tap.sh
 . /lib/harness/kmemleak.sh
@@ -149,7 +157,7 @@ new_cgroup() {
 enable_rdma() { echo +rdma >"$1/cgroup.subtree_control"; }
 
 echo "TAP version 13"
-echo "1..10"
+echo "1..12"
 echo "60-failslab: start" >/dev/kmsg
 
 injected_total=0
@@ -197,7 +205,7 @@ else
 fi
 
 skip_rest() {
-	while [ "$n" -lt 10 ]; do
+	while [ "$n" -lt 12 ]; do
 		skip "$1" "$2"
 	done
 }
@@ -271,14 +279,17 @@ find "$FI" -mindepth 1 -depth -type d -exec rmdir {} \;
 # called as START DIR NTH that runs verbs_worker hold in the background,
 # its output in $TMP/out.  REFUSED and HELD are the expected "hold:" lines
 # (case patterns) for a charge failed with ENOMEM and for one made, each
-# followed by "|" and the rdmacg_check_current specs that must hold then;
+# followed by "|" and the rdmacg_check specs that must hold then
+# (REL:HANDLES:OBJECTS for rdma.current, REL=BYTES for rdma.mr_mem.current);
 # "P" at the start of a spec stands for PREFIXn.  Sets sw_ok (1 if every
-# step was as expected and at least two charges failed: leaf and parent),
-# sw_inj (charges failed) and sw_absorbed (faults that a retry absorbed).
+# step was as expected, at least two charges failed (leaf and parent) and
+# the last step had no fault), sw_inj (charges failed), sw_absorbed (faults
+# that a retry absorbed) and sw_errs (the "mr_err=" of the failed steps).
+# SW_MAX (default MAX_NTH) bounds the sweep.
 sweep_charge() {
-	sw_ok=1 sw_inj=0 sw_absorbed=0
+	sw_ok=1 sw_inj=0 sw_absorbed=0 sw_errs='' sw_done=0
 	sw_refused=${2%%|*} sw_held=${3%%|*}
-	for sw_nth in $(seq "$MAX_NTH"); do
+	for sw_nth in $(seq "${SW_MAX:-$MAX_NTH}"); do
 		sw_p=$1$sw_nth
 		new_cgroup "$FI/$sw_p" && enable_rdma "$FI/$sw_p" &&
 			new_cgroup "$FI/$sw_p/leaf" || { sw_ok=0; break; }
@@ -299,7 +310,9 @@ sweep_charge() {
 		$sw_refused)
 			sw_inj=$((sw_inj + 1))
 			sw_done=0
-			sweep_check "${2#*|}" "after ENOMEM" ;;
+			sw_e=${sw_out#* mr_err=}
+			sw_errs="$sw_errs ${sw_e%% *}"
+			sweep_check "${2#*|}" "after the failure" ;;
 		$sw_held)
 			sweep_check "${3#*|}" "charge held"
 			case "$sw_out" in
@@ -311,9 +324,10 @@ sweep_charge() {
 		esac
 		rm -f "$TMP/hold"
 		wait
-		rdmacg_check_current "$FI" "$DEV" || { echo "# nth=$sw_nth: after exit"; sw_ok=0; }
+		rdmacg_check "$FI" "$DEV" || { echo "# nth=$sw_nth: after exit"; sw_ok=0; }
 		[ "$sw_done" = 1 ] && break
 	done
+	[ "$sw_done" = 1 ] || { echo "# no step without a fault up to nth=$sw_nth"; sw_ok=0; }
 	[ "$sw_inj" -ge 2 ] || sw_ok=0
 	injected_total=$((injected_total + sw_inj + sw_absorbed))
 	find "$FI" -mindepth 1 -depth -type d -exec rmdir {} \;
@@ -328,8 +342,8 @@ sweep_result() {
 	fi
 }
 
-# sweep_check SPECS WHEN: rdmacg_check_current for the space-separated
-# SPECS, "P" replaced with $sw_p; clears sw_ok if it fails.
+# sweep_check SPECS WHEN: rdmacg_check for the space-separated SPECS, "P"
+# replaced with $sw_p; clears sw_ok if it fails.
 sweep_check() {
 	set -- "$2" $1
 	sc_when=$1
@@ -340,7 +354,7 @@ sweep_check() {
 		sc_specs="$sc_specs $sc_s"
 	done
 	# shellcheck disable=SC2086 # one word per spec
-	rdmacg_check_current "$FI" "$DEV" $sc_specs ||
+	rdmacg_check "$FI" "$DEV" $sc_specs ||
 		{ echo "# nth=$sw_nth: $sc_when"; sw_ok=0; }
 }
 
@@ -370,7 +384,58 @@ new_cgroup "$FI/base" &&
 		start_pd
 sweep_result "PD charge after migrating to fresh cgroups: $sw_inj faults failing it with ENOMEM (want >= 2: leaf, parent), rdma.current unchanged everywhere; $sw_absorbed absorbed; then charged exactly"
 
-# 5, 6: the pool table's allocation failing for good, on a second device.
+# 5: an MR registered after the task moved to fresh cgroups: the context,
+# the PD and a first MR (4096 bytes at offset 100: 8192) stay charged to
+# base; the second MR's hca_object charge creates the pools of the new
+# cgroups, and its mr_mem goes with it.
+# shellcheck disable=SC2317 # called by sweep_charge
+start_mr() {
+	verbs_worker -d "$DEV" -g "$FI/base" hold -c 1 -p 1 -E 1 -b 4096 -O 100 \
+		-M "$1/leaf" -m 1 -F "$2" -f mr -w "$TMP/hold" -T 60 >"$TMP/out" 2>&1 &
+}
+sw_ok=0 sw_inj=0 sw_absorbed=0
+new_cgroup "$FI/base" &&
+	sweep_charge m \
+		'* ctx_ok=1 ctx_err=none pd_ok=1 pd_err=none * mr_ok=1 mr_err=ENOMEM mr_bytes=8192 injected=1|base:1:2 .:1:2 base=8192 .=8192' \
+		'* ctx_ok=1 ctx_err=none pd_ok=1 pd_err=none * mr_ok=2 mr_err=none mr_bytes=16384 injected=[01]|base:1:2 P/leaf:0:1 P:0:1 .:1:3 base=8192 P/leaf=8192 P=8192 .=16384' \
+		start_mr
+sweep_result "MR registration after migrating to fresh cgroups: $sw_inj faults failing it with ENOMEM (want >= 2: leaf, parent), rdma.current and rdma.mr_mem.current unchanged everywhere; $sw_absorbed absorbed; then charged exactly (8192 bytes)"
+
+# 6: every allocation of the MR registration path failed in turn: failslab
+# aimed at ib_uverbs_reg_mr() instead of rdma.c.  The worker holds a
+# context, a PD and a first MR (10000 bytes at offset 4000: 16384) in
+# P/leaf, then registers the second one with the fault armed; whatever
+# fails (the uobject before the charge, the driver or the umem after it),
+# the counters are exactly what the context, the PD and the first MR cost.
+reg_why=
+if ! rr=$(func_range ib_uverbs_reg_mr) || [ -z "$rr" ]; then
+	reg_why="no ib_uverbs_reg_mr in /proc/kallsyms"
+fi
+if [ -n "$reg_why" ]; then
+	skip "MR registration path: every allocation under ib_uverbs_reg_mr() failed in turn, charges exact" "$reg_why"
+else
+	# shellcheck disable=SC2086
+	set -- $rr
+	fs_set require-start "0x$1" && fs_set require-end "0x$2"
+	echo "# failing the allocations under ib_uverbs_reg_mr [0x$1, 0x$2)"
+	# shellcheck disable=SC2317 # called by sweep_charge
+	start_reg() {
+		verbs_worker -d "$DEV" -g "$1/leaf" hold -c 1 -p 1 -E 1 -b 10000 -O 4000 \
+			-m 1 -F "$2" -f mr -w "$TMP/hold" -T 60 >"$TMP/out" 2>&1 &
+	}
+	SW_MAX=$MAX_NTH_REG_MR
+	sweep_charge r \
+		'* ctx_ok=1 ctx_err=none pd_ok=1 pd_err=none * mr_ok=1 mr_err=E* mr_bytes=16384 injected=1|P/leaf:1:2 P:1:2 .:1:2 P/leaf=16384 P=16384 .=16384' \
+		'* ctx_ok=1 ctx_err=none pd_ok=1 pd_err=none * mr_ok=2 mr_err=none mr_bytes=32768 injected=[01]|P/leaf:1:3 P:1:3 .:1:3 P/leaf=32768 P=32768 .=32768' \
+		start_reg
+	SW_MAX=
+	fs_set require-start "$rstart" && fs_set require-end "$rend"
+	# the errno of each failed registration, counted
+	reg_errs=$(echo "$sw_errs" | tr ' ' '\n' | grep . | sort | uniq -c | awk '{ printf "%s%s x%s", s, $2, $1; s = ", " }')
+	sweep_result "MR registration path: $sw_inj allocations under ib_uverbs_reg_mr() failed in turn (${reg_errs:-none}), rdma.current and rdma.mr_mem.current exactly what the held objects and MR cost at every level after each; $sw_absorbed absorbed; then charged exactly (16384 bytes more)"
+fi
+
+# 7, 8: the pool table's allocation failing for good, on a second device.
 tbl_why=
 if ! rdma link add rxe0 type rxe netdev lo >"$TMP/rxe" 2>&1; then
 	tbl_why="cannot add rxe0 on lo: $(head -n 1 "$TMP/rxe")"
@@ -444,7 +509,7 @@ else
 	set_reject_default
 fi
 
-# 7: injection off: limits, contexts and objects work in fresh cgroups.
+# 9: injection off: limits, contexts and objects work in fresh cgroups.
 restore_failslab
 ok7=1
 new_cgroup "$FI/after" && enable_rdma "$FI/after" && new_cgroup "$FI/after/leaf" || ok7=0
@@ -460,7 +525,7 @@ if wait_hold "$TMP/out"; then
 	*" ctx_ok=2 ctx_err=EAGAIN pd_ok=2 pd_err=none cq_ok=2 cq_err=none mr_ok=0 mr_err=EAGAIN "*) ;;
 	*) ok7=0 ;;
 	esac
-	rdmacg_check_current "$FI" "$DEV" "after:2:4" "after/leaf:2:4" ".:2:4" || ok7=0
+	rdmacg_check "$FI" "$DEV" "after:2:4" "after/leaf:2:4" ".:2:4" || ok7=0
 	if [ -d /sys/class/infiniband/rxe0 ]; then
 		rdmacg_check_current "$FI" rxe0 || ok7=0
 	fi
@@ -476,15 +541,15 @@ else
 	fail "injection off: limit written, 2 contexts and 4 objects charged up to the limit, then EAGAIN"
 fi
 
-# 8: nothing is charged any more.
-if rdmacg_check_current "$FI" "$DEV" && { [ ! -d /sys/class/infiniband/rxe0 ] || rdmacg_check_current "$FI" rxe0; }; then
-	pass "every rdma.current under $FI is 0 once the workers are gone"
+# 10: nothing is charged any more.
+if rdmacg_check "$FI" "$DEV" && { [ ! -d /sys/class/infiniband/rxe0 ] || rdmacg_check "$FI" rxe0; }; then
+	pass "every rdma.current and rdma.mr_mem.current under $FI is 0 once the workers are gone"
 else
-	fail "every rdma.current under $FI is 0 once the workers are gone"
+	fail "every rdma.current and rdma.mr_mem.current under $FI is 0 once the workers are gone"
 fi
 [ "$rxe_added" = 1 ] && rdma link del rxe0 && rxe_added=0
 
-# 9: kmemleak
+# 11: kmemleak
 if [ "$have_kmemleak" != 1 ]; then
 	skip "kmemleak: no new unreferenced objects" "$KML not available"
 else
@@ -492,7 +557,7 @@ else
 	kmemleak_tap "$TMP/kml.before" "$TMP/kml.new"
 fi
 
-# 10: the kernel log since the start of this test has no splat (the
+# 12: the kernel log since the start of this test has no splat (the
 # injected faults print "FAULT_INJECTION: forcing a failure").
 if rdmacg_splats "60-failslab: start" "$TMP/dmesg"; then
 	fail "kernel log: no splat"
