@@ -5,14 +5,18 @@
  * test.
  *
  * Usage: verbs_probe [-k] DEV [STEP...]
- *   STEP: pd, cq, mr (needs a pd first), open (one more context on DEV),
- *   or wait: keep everything until standard input reaches end of file.
+ *   STEP: pd, cq, mr (needs a pd first), mr=SIZE (an MR of SIZE bytes, K,
+ *   M or G suffixes, on page-aligned memory of its own: it is charged SIZE
+ *   rounded up to pages; shown as ibv_reg_mr(BYTES)), open (one more
+ *   context on DEV), or wait: keep everything until standard input
+ *   reaches end of file.
  *   -k: keep going after a refusal (the refused step holds nothing).
  * Exits 0 if everything was created, 1 after a refusal, 2 on a usage error.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -31,9 +35,24 @@ static int report(const char *what, const void *obj)
 	return 1;
 }
 
+/* An MR of @len bytes on fresh, touched memory of its own. */
+static struct ibv_mr *reg_sized(struct ibv_pd *pd, unsigned long long len)
+{
+	void *mem = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (mem == MAP_FAILED)
+		return NULL;
+	memset(mem, 0x5a, len);
+	errno = 0;
+	return ibv_reg_mr(pd, mem, len, IBV_ACCESS_LOCAL_WRITE);
+}
+
 int main(int argc, char **argv)
 {
 	static char buf[4096];
+	char name[48];
+	unsigned long long len;
 	struct ibv_device **list;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd = NULL;
@@ -47,7 +66,7 @@ int main(int argc, char **argv)
 		argc--;
 	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: verbs_probe [-k] DEV [pd|cq|mr|open|wait]...\n");
+		fprintf(stderr, "usage: verbs_probe [-k] DEV [pd|cq|mr|mr=SIZE|open|wait]...\n");
 		return 2;
 	}
 	list = ibv_get_device_list(&n);
@@ -78,6 +97,11 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "mr") && pd) {
 			what = "ibv_reg_mr";
 			obj = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+		} else if (!strncmp(argv[i], "mr=", 3) && pd &&
+			   !parse_bytes(argv[i] + 3, &len) && len) {
+			snprintf(name, sizeof(name), "ibv_reg_mr(%llu)", len);
+			what = name;
+			obj = reg_sized(pd, len);
 		} else if (!strcmp(argv[i], "open")) {
 			what = "ibv_open_device";
 			obj = ibv_open_device(ctx->device);
@@ -87,7 +111,8 @@ int main(int argc, char **argv)
 				;
 			continue;
 		} else {
-			fprintf(stderr, "verbs_probe: unknown step %s (mr needs a pd first)\n", argv[i]);
+			fprintf(stderr, "verbs_probe: unknown step %s (mr needs a pd first)\n",
+				argv[i]);
 			return 2;
 		}
 		if (report(what, obj)) {
