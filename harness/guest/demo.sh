@@ -3,7 +3,9 @@
 # The narrated demo run by `make demo` in the release guest: a cgroup limits
 # a real verbs workload (ibv_rc_pingpong) on a soft RDMA device, then a
 # container runtime (runc) sets the same kind of limit from its OCI config
-# (linux.resources.rdma) and reads the cgroup's files back.
+# (linux.resources.rdma) and reads the cgroup's files back; last, the
+# cgroup's rdma.mr_mem.max limits the bytes of memory its processes may
+# pin as memory regions, and a registration past it is refused.
 #
 # The demo checks itself: every check prints one verdict line, "ok: WHAT" or
 # "FAIL: step N: WHAT: expected 'X', got 'Y'", and the last line is exactly
@@ -139,7 +141,7 @@ expect "rdma.current: the refused requests took nothing" \
 	"$DEV hca_handle=1 hca_object=4" "$(line $CG/rdma.current)"
 show "cat $CG/rdma.events"
 expect "rdma.events: 2 contexts and 2 objects refused by this cgroup's limit" \
-	"$DEV hca_handle.max=2 hca_handle.alloc_fail=2 hca_object.max=2 hca_object.alloc_fail=2" \
+	"$DEV hca_handle.max=2 hca_handle.alloc_fail=2 hca_object.max=2 hca_object.alloc_fail=2 mr_mem.max=0 mr_mem.alloc_fail=0" \
 	"$(line $CG/rdma.events)"
 
 step "6. The client starts, outside the cgroup, and the ping-pong runs to the end"
@@ -210,7 +212,45 @@ rc=$?
 expect "the container exited with verbs_probe's status 1 and its cgroup is gone" \
 	"1 gone" "$rc $([ -d /sys/fs/cgroup/$CTR ] && echo still there || echo gone)"
 
-step "9. The kernel logged no warning, bug or oops meanwhile"
+step "9. Pinned memory: the cgroup may register at most 64 KiB of memory regions on $DEV"
+echo "An MR pins the pages it covers. rdma.mr_mem.max limits, per device, the bytes"
+echo "of the cgroup's MRs, each rounded out to whole pages; rdma.max and rdma.current"
+echo "keep their three fields, which container runtimes parse."
+show "echo '$DEV 64K' > $CG/rdma.mr_mem.max"
+show "cat $CG/rdma.mr_mem.max"
+expect "rdma.mr_mem.max has the limit, in bytes" "$DEV 65536" "$(line $CG/rdma.mr_mem.max)"
+mkfifo $T/mr-stdin
+echo "# (inside $CG) timeout 60 verbs_probe -k $DEV pd mr=48K mr=32K wait < $T/mr-stdin &"
+echo "#   (a PD, an MR of 48 KiB, one of 32 KiB; then it holds what it got)"
+incg timeout 60 verbs_probe -k $DEV pd mr=48K mr=32K wait <$T/mr-stdin >$T/mr.log 2>&1 &
+mrp=$!
+exec 4>$T/mr-stdin
+wait_for 30 grep -q '^verbs_probe: holding' $T/mr.log
+cat $T/mr.log
+expect "verbs_probe: the 48 KiB MR registered, the 32 KiB one refused with EAGAIN (48 + 32 > 64 KiB)" \
+	"ibv_open_device=ok ibv_alloc_pd=ok ibv_reg_mr(49152)=ok ibv_reg_mr(32768)=EAGAIN" \
+	"$(probe_summary $T/mr.log)"
+show "cat $CG/rdma.mr_mem.current"
+expect "rdma.mr_mem.current: the 49152 bytes registered; the 32768 refused took nothing" \
+	"$DEV 49152" "$(line $CG/rdma.mr_mem.current)"
+show "cat $CG/rdma.current"
+expect "rdma.current: a context, the PD and one MR (the refused MR left no object)" \
+	"$DEV hca_handle=1 hca_object=2" "$(line $CG/rdma.current)"
+show "cat $CG/rdma.events"
+expect "rdma.events: the refused MR counted by this cgroup's mr_mem limit" \
+	"$DEV hca_handle.max=2 hca_handle.alloc_fail=2 hca_object.max=2 hca_object.alloc_fail=2 mr_mem.max=1 mr_mem.alloc_fail=1" \
+	"$(line $CG/rdma.events)"
+echo "Closing verbs_probe's stdin: it exits (status 1: it saw a refusal), which deregisters its MR."
+exec 4>&-
+wait $mrp
+rc=$?
+wait_for 10 is_line $CG/rdma.mr_mem.current "$DEV 0"
+show "cat $CG/rdma.mr_mem.current $CG/rdma.mr_mem.peak"
+expect "verbs_probe's status 1; rdma.mr_mem.current back at 0; rdma.mr_mem.peak 49152" \
+	"1 $DEV 0 $DEV 49152" \
+	"$rc $(line $CG/rdma.mr_mem.current) $(line $CG/rdma.mr_mem.peak)"
+
+step "10. The kernel logged no warning, bug or oops meanwhile"
 dmesg | grep -E 'WARNING:|BUG:|Oops|UBSAN:|general protection|Call Trace:' >$T/splats
 expect "no kernel splat in dmesg" "" "$(head -n3 $T/splats | tr '\n' '|')"
 
