@@ -11,7 +11,8 @@
 # The benchmark is harness/bench/rdmacg_bench.c, copied to
 # kernel/cgroup/rdmacg_bench.c with "obj-$(CONFIG_CGROUP_RDMA) += rdmacg_bench.o"
 # appended to kernel/cgroup/Makefile (both replaced, never written through a
-# hardlink).
+# hardlink); in ours also "CFLAGS_rdmacg_bench.o += -DRDMACG_BENCH_MR_MEM",
+# which adds the mr_mem case (upstream has no mr_mem API).
 #
 # Kernels, one object folder each, all with tinyconfig + release.config +
 # bench.config (ours and upstream must come out identical, this is checked):
@@ -36,6 +37,7 @@ mkdir -p "$K"
 export CCACHE_BASEDIR=$K
 MAKE=(make ARCH=x86_64 "CC=ccache gcc" "HOSTCC=ccache gcc")
 BENCH_LINE='obj-$(CONFIG_CGROUP_RDMA) += rdmacg_bench.o'
+BENCH_MR_MEM_LINE='CFLAGS_rdmacg_bench.o += -DRDMACG_BENCH_MR_MEM'
 
 # put NEW at DEST if the content differs (unlink first: DEST may be a
 # hardlink into the pristine tree).
@@ -49,16 +51,20 @@ put() {
 	say "bench: updated $dest"
 }
 
+# add_bench SRC [LINE...]: the benchmark and its Makefile line in SRC,
+# and the other Makefile LINEs given.
 add_bench() {
-	local src=$1 mk=$1/kernel/cgroup/Makefile tmp
+	local src=$1 mk=$1/kernel/cgroup/Makefile tmp line
+	shift
 	put "$BENCHDIR/rdmacg_bench.c" "$src/kernel/cgroup/rdmacg_bench.c"
-	if ! grep -qxF "$BENCH_LINE" "$mk"; then
+	for line in "$BENCH_LINE" "$@"; do
+		grep -qxF "$line" "$mk" && continue
 		tmp=$(mktemp)
 		cat "$mk" >"$tmp"
-		printf '%s\n' "$BENCH_LINE" >>"$tmp"
+		printf '%s\n' "$line" >>"$tmp"
 		put "$tmp" "$mk"
 		rm -f "$tmp"
-	fi
+	done
 }
 
 tree_ours() {
@@ -66,7 +72,7 @@ tree_ours() {
 	[ -L "$K/ours/pristine" ] || ln -sfn "$BUILD/pristine" "$K/ours/pristine"
 	# Same overlay logic as make check; its lock is already ours.
 	BUILD=$K/ours bash "$HARNESS/tree.sh"
-	add_bench "$K/ours/src"
+	add_bench "$K/ours/src" "$BENCH_MR_MEM_LINE"
 }
 
 tree_upstream() {
@@ -126,6 +132,9 @@ build_kernel() {
 	"${MAKE[@]}" -C "$src" O="$obj" -j"$JOBS" bzImage
 	if [ "$name" != nocg ] && ! grep -q rdmacg_bench_init "$obj/System.map"; then
 		die "bench: $name kernel has no rdmacg_bench"
+	fi
+	if [ "$name" = ours ] && ! grep -q bench_loop_mr_mem "$obj/System.map"; then
+		die "bench: ours has no mr_mem case (RDMACG_BENCH_MR_MEM)"
 	fi
 	say "bench: $obj/arch/x86/boot/bzImage"
 }

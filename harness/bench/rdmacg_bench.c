@@ -7,7 +7,10 @@
  * rdmacg_uncharge(), and struct rdmacg_device with only .name set), so the
  * same file is built into both kernels. The harness copies it to
  * kernel/cgroup/rdmacg_bench.c of the benchmark trees only; it is not part
- * of the patch series.
+ * of the patch series.  Only with RDMACG_BENCH_MR_MEM defined (by
+ * harness/bench/build.sh, for our kernel: upstream has no mr_mem) is
+ * res=mr_mem there, which times rdmacg_try_charge_mr_mem() +
+ * rdmacg_uncharge_mr_mem().
  *
  * debugfs interface, /sys/kernel/debug/rdmacg_bench/:
  *
@@ -18,7 +21,11 @@
  *            Command: space-separated KEY=VALUE, all optional:
  *              iters=N        pairs to time (default 100000)
  *              duration_ms=D  instead of iters, run for D ms
- *              res=object|handle   resource charged (default object)
+ *              res=object|handle|mr_mem   resource charged (default
+ *                             object); mr_mem: bytes=N (default 65536)
+ *                             charged and uncharged on the cgroup that an
+ *                             hca_object charge, held for the whole run,
+ *                             was made to, as an MR's is
  *              pin=none|one|all    before timing, hold one hca_handle charge
  *                             on the last device (one, the default) or on
  *                             every device in registration order (all), so
@@ -85,6 +92,7 @@ static atomic_t bench_bar_gen = ATOMIC_INIT(0);
 
 struct bench_cmd {
 	u64	iters;
+	u64	bytes;
 	u64	duration_ms;
 	u64	warmup;
 	u32	sync;
@@ -182,6 +190,9 @@ static int bench_barrier(u32 w)
 static const char *const bench_res_names[] = {
 	[RDMACG_RESOURCE_HCA_HANDLE]	= "handle",
 	[RDMACG_RESOURCE_HCA_OBJECT]	= "object",
+#ifdef RDMACG_BENCH_MR_MEM
+	[RDMACG_RESOURCE_MR_MEM]	= "mr_mem",
+#endif
 };
 
 static const char *const bench_pin_names[] = {
@@ -207,6 +218,7 @@ static int bench_parse(char *buf, struct bench_cmd *cmd)
 
 	*cmd = (struct bench_cmd) {
 		.iters = 100000,
+		.bytes = 65536,
 		.warmup = 1000,
 		.res = RDMACG_RESOURCE_HCA_OBJECT,
 		.pin = PIN_ONE,
@@ -221,6 +233,8 @@ static int bench_parse(char *buf, struct bench_cmd *cmd)
 		*val++ = '\0';
 		if (!strcmp(tok, "iters")) {
 			ret = kstrtou64(val, 0, &cmd->iters);
+		} else if (!strcmp(tok, "bytes")) {
+			ret = kstrtou64(val, 0, &cmd->bytes);
 		} else if (!strcmp(tok, "duration_ms")) {
 			ret = kstrtou64(val, 0, &cmd->duration_ms);
 		} else if (!strcmp(tok, "warmup")) {
@@ -275,9 +289,13 @@ static void bench_release(struct rdma_cgroup **held, unsigned int first,
 				RDMACG_RESOURCE_HCA_HANDLE);
 }
 
-static int bench_loop(struct rdmacg_device *dev,
-		      enum rdmacg_resource_type res, u64 iters, u64 deadline,
-		      u64 *done)
+/*
+ * The timed loops are noinline: the hca_* loop is the same code in ours
+ * and upstream's kernel whatever the compiler makes of the mr_mem one.
+ */
+static noinline int bench_loop(struct rdmacg_device *dev,
+			       enum rdmacg_resource_type res, u64 iters,
+			       u64 deadline, u64 *done)
 {
 	struct rdma_cgroup *cg;
 	u64 i;
@@ -300,6 +318,48 @@ static int bench_loop(struct rdmacg_device *dev,
 	}
 	*done = i;
 	return 0;
+}
+
+#ifdef RDMACG_BENCH_MR_MEM
+/* Pairs of @bytes of mr_mem on @cg, which holds an hca_object charge. */
+static noinline int bench_loop_mr_mem(struct rdmacg_device *dev,
+				      struct rdma_cgroup *cg, u64 bytes,
+				      u64 iters, u64 deadline, u64 *done)
+{
+	u64 i;
+	int ret;
+
+	for (i = 0; i < iters; i++) {
+		ret = rdmacg_try_charge_mr_mem(cg, dev, bytes);
+		if (ret) {
+			*done = i;
+			return ret;
+		}
+		rdmacg_uncharge_mr_mem(cg, dev, bytes);
+		if ((i % BENCH_CHECK_EVERY) == BENCH_CHECK_EVERY - 1) {
+			cond_resched();
+			if (deadline && ktime_get_ns() >= deadline) {
+				i++;
+				break;
+			}
+		}
+	}
+	*done = i;
+	return 0;
+}
+#endif
+
+/* @iters pairs of @cmd's resource; mr_mem on @mr_cg. */
+static int bench_pairs(struct rdmacg_device *dev, const struct bench_cmd *cmd,
+		       struct rdma_cgroup *mr_cg, u64 iters, u64 deadline,
+		       u64 *done)
+{
+#ifdef RDMACG_BENCH_MR_MEM
+	if (cmd->res == RDMACG_RESOURCE_MR_MEM)
+		return bench_loop_mr_mem(dev, mr_cg, cmd->bytes, iters,
+					 deadline, done);
+#endif
+	return bench_loop(dev, cmd->res, iters, deadline, done);
 }
 
 /* picoseconds per iteration of a loop that ran @n times from @t0 */
@@ -368,7 +428,7 @@ static void bench_calib(u64 n, char *out)
 
 static void bench_run(const struct bench_cmd *cmd, char *out)
 {
-	struct rdma_cgroup **held = NULL;
+	struct rdma_cgroup **held = NULL, *mr_cg = NULL;
 	unsigned int first, nheld = 0;
 	struct rdmacg_device *dev;
 	u64 t0, t1, pairs = 0, ns, iters;
@@ -420,8 +480,19 @@ static void bench_run(const struct bench_cmd *cmd, char *out)
 		if (ret)
 			goto err;
 	}
+#ifdef RDMACG_BENCH_MR_MEM
+	if (cmd->res == RDMACG_RESOURCE_MR_MEM) {
+		/* What an MR's uobject holds, and what keeps mr_cg alive. */
+		at = "mr_object";
+		ret = rdmacg_try_charge(&mr_cg, dev, RDMACG_RESOURCE_HCA_OBJECT);
+		if (ret) {
+			mr_cg = NULL;
+			goto err;
+		}
+	}
+#endif
 	at = "warmup";
-	ret = bench_loop(dev, cmd->res, cmd->warmup, 0, &pairs);
+	ret = bench_pairs(dev, cmd, mr_cg, cmd->warmup, 0, &pairs);
 	if (ret)
 		goto err;
 	at = "sync";
@@ -433,7 +504,7 @@ static void bench_run(const struct bench_cmd *cmd, char *out)
 	iters = cmd->duration_ms ? U64_MAX : cmd->iters;
 	cpu = raw_smp_processor_id();
 	t0 = ktime_get_ns();
-	ret = bench_loop(dev, cmd->res, iters,
+	ret = bench_pairs(dev, cmd, mr_cg, iters,
 			 cmd->duration_ms ? t0 + cmd->duration_ms * NSEC_PER_MSEC : 0,
 			 &pairs);
 	t1 = ktime_get_ns();
@@ -449,6 +520,8 @@ static void bench_run(const struct bench_cmd *cmd, char *out)
 err:
 	snprintf(out, BENCH_RESULT_LEN, "err=%d at=%s\n", ret, at);
 out:
+	if (mr_cg)
+		rdmacg_uncharge(mr_cg, dev, RDMACG_RESOURCE_HCA_OBJECT);
 	if (nheld && cmd->mode == MODE_PAIRS)
 		bench_release(held, first, nheld);
 	kfree(held);

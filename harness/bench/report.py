@@ -25,6 +25,8 @@ import time
 CASES = {
     "calib": ("building blocks: same code in both kernels, so ratio ~1 (noise check)", "", True),
     "warm_depth": ("warm pools, charge+uncharge", "depth", True),
+    "mr_mem_depth": ("mr_mem: charge+uncharge of 64 KiB on an MR's cgroup, warm pools (ours only)",
+                     "depth", True),
     "devices": ("registered devices, charging the last one (depth 1)", "devices", True),
     "cold_depth": ("a new chain of fresh cgroups for every pair (both create pools every time)",
                    "depth", True),
@@ -97,6 +99,41 @@ def add_floor(records, med, best):
     return pair
 
 
+def add_mr_mem(records):
+    """mr_mem charge+uncharge (ours only) against ours' warm hca_object
+    charge+uncharge at the same depth: the ratio mr_mem / hca_object."""
+    warm = {r["parameter"]: r for r in records if r["case"] == "warm_depth"}
+    rows = []
+    for r in records:
+        w = warm.get(r["parameter"])
+        if r["case"] != "mr_mem_depth" or not w:
+            continue
+        for sfx in ("", "_best"):
+            o, h = r["ours" + sfx], w["ours" + sfx]
+            r["hca_object" + sfx] = h
+            r["ratio_to_hca_object" + sfx] = round(o / h, 3) if o and h else None
+        rows.append(r)
+    return rows
+
+
+def mr_mem_section(lines, rows):
+    if not rows:
+        return
+    lines.append("")
+    lines.append("mr_mem against hca_object, ours: rdmacg_try_charge_mr_mem() + "
+                 "rdmacg_uncharge_mr_mem() of 64 KiB on the cgroup an hca_object charge holds, "
+                 "against warm rdmacg_try_charge() + rdmacg_uncharge() of an hca_object at the "
+                 "same depth (ratio > 1: mr_mem costs more).")
+    lines.append("")
+    lines.append("| depth | mr_mem | hca_object | mr_mem/hca_object | best: mr_mem | hca_object "
+                 "| mr_mem/hca_object |")
+    lines.append("|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        lines.append(f"| {r['parameter']} | {fmt(r['ours'])} | {fmt(r['hca_object'])} | "
+                     f"{fmt(r['ratio_to_hca_object'])} | {fmt(r['ours_best'])} | "
+                     f"{fmt(r['hca_object_best'])} | {fmt(r['ratio_to_hca_object_best'])} |")
+
+
 def floor_section(lines, records, pair):
     warm = [r for r in records if "floor" in r]
     if not pair or not warm:
@@ -133,6 +170,14 @@ def main():
                 ok = False
             else:
                 print(f"smoke: {k}: warm pools, depth 1: {fmt(v[0])} ns per charge+uncharge")
+        m = data.get("ours", {}).get(("mr_mem_depth", "1"))
+        w = data.get("ours", {}).get(("warm_depth", "1"))
+        if not m or not all(x > 0 for x in m):
+            print("smoke: no mr_mem_depth 1 result from ours")
+            ok = False
+        elif w:
+            print(f"smoke: ours: mr_mem 64 KiB, depth 1: {fmt(m[0])} ns per charge+uncharge, "
+                  f"{m[0] / w[0]:.2f}x the hca_object pair")
         if ok:
             o, u = data["ours"][("warm_depth", "1")][0], data["upstream"][("warm_depth", "1")][0]
             print(f"smoke: ok (upstream/ours = {u / o:.2f}, one short boot each: not a measurement)")
@@ -180,6 +225,7 @@ def main():
         records.append(rec)
 
     pair = add_floor(records, med, best)
+    mr_rows = add_mr_mem(records)
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump(records, f, indent=1)
         f.write("\n")
@@ -263,6 +309,7 @@ def main():
                          "controller) by the end-to-end time instead.")
 
     floor_section(lines, records, pair)
+    mr_mem_section(lines, mr_rows)
 
     lines.append("")
     lines.append("| target | median of boots | best of all samples |")
