@@ -275,7 +275,7 @@ struct rdmacg_bytes_case {
 static const struct rdmacg_bytes_case rdmacg_bytes_cases[] = {
 	{ "d 0", 0, 0 },
 	{ "d 4096\n", 0, 4096 },
-	{ " \td\t 8k \n", 0, 8192 },
+	{ " \td\t 8k\t\n", 0, 8192 },
 	{ "d 1K", 0, SZ_1K },
 	{ "d 2m", 0, 2 * SZ_1M },
 	{ "d 2M", 0, 2 * SZ_1M },
