@@ -45,6 +45,7 @@
 
 char rdma_dev[64];
 char uverbs_path[PATH_MAX];
+char *mr_buf;
 
 /*
  * In a freshly forked child: close every inherited descriptor except stdio,
@@ -387,29 +388,25 @@ static int uv_create_cq(int fd, uint32_t *handle)
 	return ret;
 }
 
-static int uv_reg_mr(int fd, uint32_t pd, uint32_t *handle)
+/*
+ * Registers @length bytes at @offset into @buf as an MR of PD @pd, at the
+ * same I/O virtual address. The sum is not checked here, so that a test
+ * can ask for ranges that overflow.
+ */
+static int uv_reg_mr(int fd, uint32_t pd, const void *buf, uint64_t offset,
+		     uint64_t length, uint32_t *handle)
 {
-	static void *mr_buf = MAP_FAILED;
 	uint64_t resp[16] = {};
 	struct ib_uverbs_reg_mr_resp *r = (void *)resp;
 	struct ib_uverbs_reg_mr cmd = {
 		.response = (uintptr_t)resp,
-		.length = PAGE_SIZE,
+		.start = (uintptr_t)buf + offset,
+		.hca_va = (uintptr_t)buf + offset,
+		.length = length,
 		.pd_handle = pd,
 	};
 	struct siw_ureq_reg_mr drv = {};
 	int ret;
-
-	/* One page, populated, registered as often as needed. */
-	if (mr_buf == MAP_FAILED) {
-		mr_buf = mmap(NULL, PAGE_SIZE, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (mr_buf == MAP_FAILED)
-			return -errno;
-		memset(mr_buf, 0x5a, PAGE_SIZE);
-	}
-	cmd.start = (uintptr_t)mr_buf;
-	cmd.hca_va = (uintptr_t)mr_buf;
 
 	ret = uv_cmd(fd, IB_USER_VERBS_CMD_REG_MR, &cmd, sizeof(cmd),
 		     &drv, sizeof(drv), sizeof(resp));
@@ -499,6 +496,8 @@ struct wreq {
 	int count;	/* W_OPEN, W_CREATE: how many */
 	int index;	/* W_CLOSE, W_DESTROY: which one, -1 for the newest */
 	int delay_ms;	/* wait this long before acting */
+	uint64_t offset;	/* W_CREATE of an MR: where in mr_buf */
+	uint64_t length;	/* and how many bytes */
 };
 
 struct wctx {
@@ -577,7 +576,7 @@ static int w_close_one(int index)
 	return 0;
 }
 
-static int w_create_one(enum obj_type type)
+static int w_create_one(enum obj_type type, uint64_t offset, uint64_t length)
 {
 	int ctx = newest_ctx(), pd, cq, ret, fd;
 	struct wobj *o;
@@ -597,7 +596,8 @@ static int w_create_one(enum obj_type type)
 		pd = newest_obj(ctx, OBJ_PD);
 		if (pd < 0)
 			return -ENOENT;
-		ret = uv_reg_mr(fd, wobj[pd].handle, &o->handle);
+		ret = uv_reg_mr(fd, wobj[pd].handle, mr_buf, offset, length,
+				&o->handle);
 		break;
 	case OBJ_QP:
 		pd = newest_obj(ctx, OBJ_PD);
@@ -649,6 +649,8 @@ static void worker_main(int req_fd, int res_fd)
 	struct wreq req;
 	struct wres res;
 
+	/* Pages of its own, written once: see mr_buf_map(). */
+	memset(mr_buf, 0x5a, MR_BUF_PAGES * PAGE_SIZE);
 	while (read(req_fd, &req, sizeof(req)) == sizeof(req)) {
 		int i, n = req.count ? req.count : 1, ret = 0;
 
@@ -663,7 +665,8 @@ static void worker_main(int req_fd, int res_fd)
 				ret = w_close_one(req.index);
 				break;
 			case W_CREATE:
-				ret = w_create_one(req.type);
+				ret = w_create_one(req.type, req.offset,
+						   req.length);
 				break;
 			case W_DESTROY:
 				ret = w_destroy_one(req.index);
@@ -694,12 +697,42 @@ int worker_move(struct worker *w, const char *cgroup)
 	return 0;
 }
 
+/*
+ * Maps mr_buf in the test process, so that every worker has it at the same
+ * address and the test can compute ranges in it: MR_BUF_PAGES pages, then
+ * one page without access. A worker writes its copy before it registers
+ * anything, because a never-touched page would be the shared zero page.
+ */
+static int mr_buf_map(void)
+{
+	size_t len = (MR_BUF_PAGES + 1) * PAGE_SIZE;
+	char *buf;
+
+	if (mr_buf)
+		return 0;
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED) {
+		ksft_print_msg("mmap: %s\n", strerror(errno));
+		return -1;
+	}
+	if (mprotect(buf + MR_BUF_PAGES * PAGE_SIZE, PAGE_SIZE, PROT_NONE)) {
+		ksft_print_msg("mprotect: %s\n", strerror(errno));
+		munmap(buf, len);
+		return -1;
+	}
+	mr_buf = buf;
+	return 0;
+}
+
 /* Forks a worker and moves it into @cgroup; returns 0 or -1. */
 int worker_start(struct worker *w, const char *cgroup)
 {
 	int req[2], res[2];
 
 	w->pid = -1;
+	if (mr_buf_map())
+		return -1;
 	if (pipe2(req, O_CLOEXEC)) {
 		ksft_print_msg("pipe2: %s\n", strerror(errno));
 		return -1;
@@ -740,20 +773,26 @@ void worker_stop(struct worker *w)
 	w->pid = -1;
 }
 
-int worker_send(struct worker *w, int op, int type, int count, int index,
-		int delay_ms)
+static int worker_send_req(struct worker *w, const struct wreq *req)
 {
-	struct wreq req = {
-		.op = op, .type = type, .count = count, .index = index,
-		.delay_ms = delay_ms,
-	};
-
-	if (write(w->req_fd, &req, sizeof(req)) != sizeof(req)) {
+	if (write(w->req_fd, req, sizeof(*req)) != sizeof(*req)) {
 		ksft_print_msg("worker %d: cannot send a request: %s\n", w->pid,
 			       strerror(errno));
 		return -1;
 	}
 	return 0;
+}
+
+/* Sends a request; an MR it creates is the first page of mr_buf. */
+int worker_send(struct worker *w, int op, int type, int count, int index,
+		int delay_ms)
+{
+	struct wreq req = {
+		.op = op, .type = type, .count = count, .index = index,
+		.delay_ms = delay_ms, .offset = 0, .length = PAGE_SIZE,
+	};
+
+	return worker_send_req(w, &req);
 }
 
 int worker_recv(struct worker *w, struct wres *res)
@@ -785,6 +824,31 @@ bool wdo(struct worker *w, int op, int type, int count, int index, int done,
 		       w->pid, wop_names[op], op == W_CREATE ? obj_names[type] : "",
 		       count, done, err ? strerror(err) : "no error", res.done,
 		       res.err ? strerror(res.err) : "no error");
+	return false;
+}
+
+/*
+ * Asks @w to register an MR of @length bytes at @offset into mr_buf, with
+ * the newest PD of its newest context, and checks that it fails with @err
+ * or succeeds if @err is 0.
+ */
+bool w_reg_mr(struct worker *w, uint64_t offset, uint64_t length, int err)
+{
+	struct wreq req = {
+		.op = W_CREATE, .type = OBJ_MR, .count = 1,
+		.offset = offset, .length = length,
+	};
+	struct wres res;
+
+	if (worker_send_req(w, &req) || worker_recv(w, &res))
+		return false;
+	if (res.done == !err && res.err == err)
+		return true;
+	ksft_print_msg("worker %d: MR of %llu bytes at offset %llu: expected %s, got %s\n",
+		       w->pid, (unsigned long long)length,
+		       (unsigned long long)offset,
+		       err ? strerror(err) : "success",
+		       res.err ? strerror(res.err) : "success");
 	return false;
 }
 

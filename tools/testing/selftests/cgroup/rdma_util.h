@@ -10,6 +10,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define UNLIMITED	-1L	/* "max" in rdma.max */
@@ -18,6 +19,13 @@
 /* The device under test: its name and its uverbs character device. */
 extern char rdma_dev[64];
 extern char uverbs_path[PATH_MAX];
+
+/*
+ * Where workers register MRs: MR_BUF_PAGES pages, page aligned, followed
+ * by a page without access; at the same address in every worker.
+ */
+#define MR_BUF_PAGES	16
+extern char *mr_buf;
 
 long now_ms(void);
 void close_inherited(int keep1, int keep2);
@@ -62,6 +70,7 @@ bool w_open(struct worker *w, int count, int done, int err);
 bool w_create(struct worker *w, int type, int count, int done, int err);
 bool w_destroy(struct worker *w, int index);
 bool w_close(struct worker *w, int index);
+bool w_reg_mr(struct worker *w, uint64_t offset, uint64_t length, int err);
 
 /* The interface files, the line of rdma_dev in each. */
 bool expect_res(const char *cgroup, const char *file, long handle,
