@@ -46,6 +46,7 @@
 char rdma_dev[64];
 char uverbs_path[PATH_MAX];
 char *mr_buf;
+bool have_mr_mem;
 
 /*
  * In a freshly forked child: close every inherited descriptor except stdio,
@@ -948,13 +949,21 @@ bool expect_usage(const char *cgroup, long handle, long object)
 	return expect_res(cgroup, "rdma.current", handle, object);
 }
 
-/* Checks a line of rdma.events or rdma.events.local. */
+/*
+ * Checks a line of rdma.events or rdma.events.local; a kernel without
+ * mr_mem has only the hca_* keys.
+ */
 bool expect_events(const char *cgroup, const char *file, long h_max,
-		   long h_fail, long o_max, long o_fail)
+		   long h_fail, long o_max, long o_fail, long m_max,
+		   long m_fail)
 {
+	if (!have_mr_mem)
+		return expect_line(cgroup, file,
+				   "%s hca_handle.max=%ld hca_handle.alloc_fail=%ld hca_object.max=%ld hca_object.alloc_fail=%ld",
+				   rdma_dev, h_max, h_fail, o_max, o_fail);
 	return expect_line(cgroup, file,
-			   "%s hca_handle.max=%ld hca_handle.alloc_fail=%ld hca_object.max=%ld hca_object.alloc_fail=%ld",
-			   rdma_dev, h_max, h_fail, o_max, o_fail);
+			   "%s hca_handle.max=%ld hca_handle.alloc_fail=%ld hca_object.max=%ld hca_object.alloc_fail=%ld mr_mem.max=%ld mr_mem.alloc_fail=%ld",
+			   rdma_dev, h_max, h_fail, o_max, o_fail, m_max, m_fail);
 }
 
 bool expect_no_line(const char *cgroup, const char *file)
@@ -1076,13 +1085,15 @@ bool check_all_formats(const char *cgroup)
 	static const char * const ev_keys[] = {
 		"hca_handle.max", "hca_handle.alloc_fail",
 		"hca_object.max", "hca_object.alloc_fail",
+		"mr_mem.max", "mr_mem.alloc_fail",
 	};
+	int nr_ev = have_mr_mem ? 6 : 4;
 
 	return check_format(cgroup, "rdma.max", res_keys, 2, true) &&
 	       check_format(cgroup, "rdma.current", res_keys, 2, false) &&
 	       check_format(cgroup, "rdma.peak", res_keys, 2, false) &&
-	       check_format(cgroup, "rdma.events", ev_keys, 4, false) &&
-	       check_format(cgroup, "rdma.events.local", ev_keys, 4, false);
+	       check_format(cgroup, "rdma.events", ev_keys, nr_ev, false) &&
+	       check_format(cgroup, "rdma.events.local", ev_keys, nr_ev, false);
 }
 
 /*
@@ -1111,6 +1122,32 @@ char *cgs_add(struct cgs *cgs, const char *parent, const char *name,
 		return NULL;
 	}
 	return path;
+}
+
+/*
+ * Sets have_mr_mem if a new cgroup below @root has rdma.mr_mem.max; the
+ * mr_mem files are not on the root. Returns 0, or -1 if it cannot tell.
+ */
+int probe_mr_mem(const char *root)
+{
+	char *cg = cg_name(root, "rdma_test_probe"), *path;
+	int err;
+
+	if (!cg || cg_create(cg)) {
+		ksft_print_msg("mkdir %s: %s\n", cg, strerror(errno));
+		free(cg);
+		return -1;
+	}
+	path = cg_control(cg, "rdma.mr_mem.max");
+	err = access(path, F_OK) ? errno : 0;
+	have_mr_mem = !err;
+	if (err && err != ENOENT)
+		ksft_print_msg("%s: %s\n", path, strerror(err));
+	free(path);
+	if (cg_destroy(cg))
+		ksft_print_msg("rmdir %s: %s\n", cg, strerror(errno));
+	free(cg);
+	return err && err != ENOENT ? -1 : 0;
 }
 
 void cgs_destroy(struct cgs *cgs)

@@ -27,6 +27,9 @@ extern char uverbs_path[PATH_MAX];
 #define MR_BUF_PAGES	16
 extern char *mr_buf;
 
+/* Does the kernel have the mr_mem resource (rdma.mr_mem.* files)? */
+extern bool have_mr_mem;
+
 long now_ms(void);
 void close_inherited(int keep1, int keep2);
 int wait_exit(pid_t pid, int ms);
@@ -77,7 +80,8 @@ bool expect_res(const char *cgroup, const char *file, long handle,
 		long object);
 bool expect_usage(const char *cgroup, long handle, long object);
 bool expect_events(const char *cgroup, const char *file, long h_max,
-		   long h_fail, long o_max, long o_fail);
+		   long h_fail, long o_max, long o_fail, long m_max,
+		   long m_fail);
 bool expect_no_line(const char *cgroup, const char *file);
 bool check_all_formats(const char *cgroup);
 int set_max(const char *cgroup, const char *fmt, ...);
@@ -99,5 +103,6 @@ struct cgs {
 char *cgs_add(struct cgs *cgs, const char *parent, const char *name,
 	      bool nest);
 void cgs_destroy(struct cgs *cgs);
+int probe_mr_mem(const char *root);
 
 #endif /* __RDMA_UTIL_H */

@@ -122,8 +122,8 @@ static int test_rdma_max_roundtrip(const char *root, struct rig *t)
 	if (!expect_res(cg, "rdma.max", UNLIMITED, UNLIMITED) ||
 	    !expect_res(cg, "rdma.current", 0, 0) ||
 	    !expect_res(cg, "rdma.peak", 0, 0) ||
-	    !expect_events(cg, "rdma.events", 0, 0, 0, 0) ||
-	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0) ||
+	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 0, 0) ||
+	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 0, 0) ||
 	    !check_all_formats(cg))
 		return KSFT_FAIL;
 
@@ -591,8 +591,8 @@ static int events_at_level(const char *root, struct rig *t, int limit_at)
 		long h_max = lvl <= limit_at;
 
 		if (!expect_events(cg[lvl], "rdma.events.local", l_max, l_fail,
-				   l_max, l_fail) ||
-		    !expect_events(cg[lvl], "rdma.events", h_max, 1, h_max, 1) ||
+				   l_max, l_fail, 0, 0) ||
+		    !expect_events(cg[lvl], "rdma.events", h_max, 1, h_max, 1, 0, 0) ||
 		    !expect_usage(cg[lvl], 1, 1))
 			return KSFT_FAIL;
 	}
@@ -649,19 +649,19 @@ static int test_rdma_events_local(const char *root, struct rig *t)
 	    !w_open(&w[2], 1, 0, EAGAIN))
 		return KSFT_FAIL;
 
-	if (!expect_events(c1, "rdma.events.local", 0, 0, 2, 2) ||
-	    !expect_events(c1, "rdma.events", 0, 0, 2, 2) ||
-	    !expect_events(c2, "rdma.events.local", 0, 1, 0, 1) ||
-	    !expect_events(c2, "rdma.events", 0, 1, 0, 1) ||
-	    !expect_events(p, "rdma.events.local", 1, 0, 1, 0) ||
-	    !expect_events(p, "rdma.events", 1, 1, 3, 3))
+	if (!expect_events(c1, "rdma.events.local", 0, 0, 2, 2, 0, 0) ||
+	    !expect_events(c1, "rdma.events", 0, 0, 2, 2, 0, 0) ||
+	    !expect_events(c2, "rdma.events.local", 0, 1, 0, 1, 0, 0) ||
+	    !expect_events(c2, "rdma.events", 0, 1, 0, 1, 0, 0) ||
+	    !expect_events(p, "rdma.events.local", 1, 0, 1, 0, 0, 0) ||
+	    !expect_events(p, "rdma.events", 1, 1, 3, 3, 0, 0))
 		return KSFT_FAIL;
 
 	/* Events stay when the usage goes. */
 	workers_stop(w, 3);
 	if (!expect_usage(p, 0, 0) ||
-	    !expect_events(p, "rdma.events", 1, 1, 3, 3) ||
-	    !expect_events(c1, "rdma.events.local", 0, 0, 2, 2))
+	    !expect_events(p, "rdma.events", 1, 1, 3, 3, 0, 0) ||
+	    !expect_events(c1, "rdma.events.local", 0, 0, 2, 2, 0, 0))
 		return KSFT_FAIL;
 	return KSFT_PASS;
 }
@@ -761,8 +761,8 @@ static int test_rdma_events_poll(const char *root, struct rig *t)
 		ksft_print_msg("%s: POLLPRI still pending after reading it\n", ev);
 		goto out;
 	}
-	if (!expect_events(p, "rdma.events", 0, 0, 1, 1) ||
-	    !expect_events(c, "rdma.events.local", 0, 0, 0, 1))
+	if (!expect_events(p, "rdma.events", 0, 0, 1, 1, 0, 0) ||
+	    !expect_events(c, "rdma.events.local", 0, 0, 0, 1, 0, 0))
 		goto out;
 	ret = KSFT_PASS;
 out:
@@ -867,7 +867,7 @@ static int test_rdma_device_removal(const char *root, struct rig *t)
 
 	if (!expect_res(cg, "rdma.max", UNLIMITED, UNLIMITED) ||
 	    !expect_usage(cg, 0, 0) || !expect_res(cg, "rdma.peak", 0, 0) ||
-	    !expect_events(cg, "rdma.events", 0, 0, 0, 0) ||
+	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 0, 0) ||
 	    !check_all_formats(cg))
 		goto out;
 
@@ -1060,6 +1060,10 @@ int main(int argc, char **argv)
 			ksft_exit_skip("siw0 has no uverbs device\n");
 	}
 	ksft_print_msg("using %s (%s)\n", rdma_dev, uverbs_path);
+	if (probe_mr_mem(root))
+		ksft_exit_fail_msg("cannot tell whether the kernel has mr_mem\n");
+	ksft_print_msg("the kernel %s mr_mem\n",
+		       have_mr_mem ? "has" : "has no");
 
 	signal(SIGPIPE, SIG_IGN);
 	ksft_set_plan(ARRAY_SIZE(tests));
