@@ -966,6 +966,21 @@ bool expect_events(const char *cgroup, const char *file, long h_max,
 			   rdma_dev, h_max, h_fail, o_max, o_fail, m_max, m_fail);
 }
 
+/* Checks the line of rdma.mr_mem.max, .current or .peak; MR_MAX is "max". */
+bool expect_mr_mem(const char *cgroup, const char *file, uint64_t bytes)
+{
+	char b[24] = "max";
+
+	if (bytes != MR_MAX)
+		snprintf(b, sizeof(b), "%llu", (unsigned long long)bytes);
+	return expect_line(cgroup, file, "%s %s", rdma_dev, b);
+}
+
+bool expect_mr_usage(const char *cgroup, uint64_t bytes)
+{
+	return expect_mr_mem(cgroup, "rdma.mr_mem.current", bytes);
+}
+
 bool expect_no_line(const char *cgroup, const char *file)
 {
 	char line[256];
@@ -982,18 +997,18 @@ bool expect_no_line(const char *cgroup, const char *file)
 	return false;
 }
 
-static int vset_max(const char *cgroup, bool quiet, const char *fmt,
-		    va_list ap)
+static int vset_file(const char *cgroup, const char *file, bool quiet,
+		     const char *fmt, va_list ap)
 {
 	char buf[256];
 	int n, ret;
 
 	n = snprintf(buf, sizeof(buf), "%s ", rdma_dev);
 	vsnprintf(buf + n, sizeof(buf) - n, fmt, ap);
-	ret = cg_write(cgroup, "rdma.max", buf);
+	ret = cg_write(cgroup, file, buf);
 	if (ret && !quiet)
-		ksft_print_msg("%s/rdma.max: writing \"%s\": %s\n", cgroup, buf,
-			       strerror(-ret));
+		ksft_print_msg("%s/%s: writing \"%s\": %s\n", cgroup, file,
+			       buf, strerror(-ret));
 	return ret;
 }
 
@@ -1004,7 +1019,7 @@ int set_max(const char *cgroup, const char *fmt, ...)
 	int ret;
 
 	va_start(ap, fmt);
-	ret = vset_max(cgroup, false, fmt, ap);
+	ret = vset_file(cgroup, "rdma.max", false, fmt, ap);
 	va_end(ap);
 	return ret;
 }
@@ -1016,15 +1031,40 @@ int try_max(const char *cgroup, const char *fmt, ...)
 	int ret;
 
 	va_start(ap, fmt);
-	ret = vset_max(cgroup, true, fmt, ap);
+	ret = vset_file(cgroup, "rdma.max", true, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* Writes "<device> @fmt..." to rdma.mr_mem.max; returns 0 or -errno. */
+int set_mr_max(const char *cgroup, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vset_file(cgroup, "rdma.mr_mem.max", false, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* The same for writes that are meant to fail. */
+int try_mr_max(const char *cgroup, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vset_file(cgroup, "rdma.mr_mem.max", true, fmt, ap);
 	va_end(ap);
 	return ret;
 }
 
 /*
  * Checks the shape of every line in @file: single spaces, no leading or
- * trailing white space, @nkeys "key=value" fields after the device name,
- * values decimal or (if @max_ok) "max".
+ * trailing white space, @nkeys "key=value" fields after the device name
+ * (or, if @keys is NULL, one plain value), values decimal or (if @max_ok)
+ * "max".
  */
 static bool check_format(const char *cgroup, const char *file,
 			 const char * const *keys, int nkeys, bool max_ok)
@@ -1059,10 +1099,13 @@ static bool check_format(const char *cgroup, const char *file,
 				continue;	/* device name */
 			if (i >= nkeys)
 				goto bad;
-			klen = strlen(keys[i]);
-			if (strncmp(tok, keys[i], klen) || tok[klen] != '=')
-				goto bad;
-			v = tok + klen + 1;
+			v = tok;
+			if (keys) {
+				klen = strlen(keys[i]);
+				if (strncmp(tok, keys[i], klen) || tok[klen] != '=')
+					goto bad;
+				v = tok + klen + 1;
+			}
 			if (max_ok && !strcmp(v, "max"))
 				continue;
 			if (!*v || strspn(v, "0123456789") != strlen(v))
@@ -1089,11 +1132,54 @@ bool check_all_formats(const char *cgroup)
 	};
 	int nr_ev = have_mr_mem ? 6 : 4;
 
+	if (have_mr_mem &&
+	    (!check_format(cgroup, "rdma.mr_mem.max", NULL, 1, true) ||
+	     !check_format(cgroup, "rdma.mr_mem.current", NULL, 1, false) ||
+	     !check_format(cgroup, "rdma.mr_mem.peak", NULL, 1, false)))
+		return false;
 	return check_format(cgroup, "rdma.max", res_keys, 2, true) &&
 	       check_format(cgroup, "rdma.current", res_keys, 2, false) &&
 	       check_format(cgroup, "rdma.peak", res_keys, 2, false) &&
 	       check_format(cgroup, "rdma.events", ev_keys, nr_ev, false) &&
 	       check_format(cgroup, "rdma.events.local", ev_keys, nr_ev, false);
+}
+
+/*
+ * Reads @file as runc does (libcontainer's readRdmaEntries(), for
+ * rdma.max and rdma.current): it keeps a line only if
+ * strings.SplitN(line, " ", 4) gives exactly 3 parts, and then wants
+ * "KEY=VALUE" in the second and third. Fails if it would drop a line.
+ */
+bool check_runc_lines(const char *cgroup, const char *file)
+{
+	char buf[PAGE_SIZE], *line, *next;
+	int lines = 0;
+
+	if (cg_read(cgroup, file, buf, sizeof(buf))) {
+		ksft_print_msg("%s/%s: cannot read\n", cgroup, file);
+		return false;
+	}
+	for (line = buf; *line; line = next) {
+		char *part[4] = { line }, *p;
+		int nr = 1;
+
+		next = strchrnul(line, '\n');
+		if (*next)
+			*next++ = '\0';
+		lines++;
+		for (p = line; *p && nr < 4; p++)
+			if (*p == ' ')
+				part[nr++] = p + 1;
+		if (nr != 3 || !memchr(part[1], '=', part[2] - part[1]) ||
+		    !strchr(part[2], '=')) {
+			ksft_print_msg("%s/%s: runc would drop \"%s\" (%d parts)\n",
+				       cgroup, file, line, nr);
+			return false;
+		}
+	}
+	if (!lines)
+		ksft_print_msg("%s/%s: no line\n", cgroup, file);
+	return lines > 0;
 }
 
 /*

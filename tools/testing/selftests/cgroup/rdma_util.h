@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #define UNLIMITED	-1L	/* "max" in rdma.max */
+#define MR_MAX		UINT64_MAX	/* "max" in rdma.mr_mem.max */
 #define WAIT_MS		10000	/* upper bound for anything asynchronous */
 
 /* The device under test: its name and its uverbs character device. */
@@ -82,10 +83,15 @@ bool expect_usage(const char *cgroup, long handle, long object);
 bool expect_events(const char *cgroup, const char *file, long h_max,
 		   long h_fail, long o_max, long o_fail, long m_max,
 		   long m_fail);
+bool expect_mr_mem(const char *cgroup, const char *file, uint64_t bytes);
+bool expect_mr_usage(const char *cgroup, uint64_t bytes);
 bool expect_no_line(const char *cgroup, const char *file);
 bool check_all_formats(const char *cgroup);
+bool check_runc_lines(const char *cgroup, const char *file);
 int set_max(const char *cgroup, const char *fmt, ...);
 int try_max(const char *cgroup, const char *fmt, ...);
+int set_mr_max(const char *cgroup, const char *fmt, ...);
+int try_mr_max(const char *cgroup, const char *fmt, ...);
 bool pending_pri(int fd);
 int reread(int fd);
 

@@ -775,6 +775,186 @@ out:
 	return ret;
 }
 
+/* The mr_mem tests skip on a kernel without the resource. */
+static bool no_mr_mem(void)
+{
+	if (!have_mr_mem)
+		ksft_print_msg("kernel has no mr_mem\n");
+	return !have_mr_mem;
+}
+
+static const char * const mr_mem_files[] = {
+	"rdma.mr_mem.max", "rdma.mr_mem.current", "rdma.mr_mem.peak",
+};
+
+/* Is @file of @cgroup there? Prints what it found if not as @want. */
+static bool file_present(const char *cgroup, const char *file, bool want)
+{
+	char *path = cg_control(cgroup, file);
+	int err = access(path, F_OK) ? errno : 0;
+
+	if (!err != want)
+		ksft_print_msg("%s: expected %s, got %s\n", path,
+			       want ? "a file" : strerror(ENOENT),
+			       err ? strerror(err) : "a file");
+	free(path);
+	return !err == want;
+}
+
+/*
+ * rdma.mr_mem.max, .current and .peak: below the root only; a limit in
+ * bytes with the suffixes K, M, G and T (powers of 1024) or "max"; every
+ * malformed write fails with EINVAL and changes nothing; mr_mem is not a
+ * key of rdma.max, whose lines keep, like those of rdma.current and
+ * rdma.peak, the three fields that container runtimes parse.
+ */
+static int test_rdma_mr_mem_files(const char *root, struct rig *t)
+{
+	static const struct {
+		const char *fmt;	/* %s: the device name */
+		uint64_t val;
+	} good[] = {
+		{ "%s 0", 0 },
+		{ "%s 1K", 1024 },
+		{ "%s 1k", 1024 },
+		{ "%s 2M", 2ULL << 20 },
+		{ "%s 2m", 2ULL << 20 },
+		{ "%s 3G", 3ULL << 30 },
+		{ "%s 3g", 3ULL << 30 },
+		{ "%s 1T", 1ULL << 40 },
+		{ "%s 1t", 1ULL << 40 },
+		{ "%s 12345", 12345 },
+		{ "%s 007", 7 },
+		{ "%s max", MR_MAX },
+		{ "%s 9223372036854775808", 1ULL << 63 },
+		{ "%s 16777215T", 16777215ULL << 40 },
+		{ "%s 18446744073709551614", MR_MAX - 1 },
+		{ "%s 4096", 4096 },
+		{ "%s 18446744073709551615", MR_MAX },
+		{ "%s \t 8k\n", 8192 },
+		{ "%s\t5M\n", 5ULL << 20 },
+	};
+	static const struct {
+		const char *fmt;	/* %s: the device name */
+		int err;
+	} bad[] = {
+		{ "%s -1", EINVAL },
+		{ "%s +1", EINVAL },
+		{ "%s 0x10", EINVAL },
+		{ "%s 10KB", EINVAL },
+		{ "%s 10 K", EINVAL },
+		{ "%s 1KK", EINVAL },
+		{ "%s 1P", EINVAL },
+		{ "%s", EINVAL },
+		{ "%s ", EINVAL },
+		{ "\n", EINVAL },
+		{ "%s K", EINVAL },
+		{ "%s MAX", EINVAL },
+		{ "%s maxx", EINVAL },
+		{ "%s max 1", EINVAL },
+		{ "%s 5 5", EINVAL },
+		{ "%s mr_mem=1", EINVAL },
+		{ "%s 1.5G", EINVAL },
+		{ "%s 18446744073709551616", EINVAL },
+		{ "%s 99999999999999999999", EINVAL },
+		{ "%s 16777216T", EINVAL },
+		{ "%s 16777216t", EINVAL },
+		{ "%s 17179869184G", EINVAL },
+		{ "rdma_test_nodev 1M", ENODEV },
+		{ "%sx 1M", ENODEV },
+	};
+	static const char * const runc_files[] = {
+		"rdma.max", "rdma.current", "rdma.peak",
+	};
+	char *cg, *other, buf[128];
+	int i, err;
+
+	if (no_mr_mem())
+		return KSFT_SKIP;
+	for (i = 0; i < ARRAY_SIZE(mr_mem_files); i++)
+		if (!file_present(root, mr_mem_files[i], false))
+			return KSFT_FAIL;
+
+	cg = cgs_add(&t->cgs, root, "rdma_test_mr_files", false);
+	other = cgs_add(&t->cgs, root, "rdma_test_mr_files_other", false);
+	if (!cg || !other)
+		return KSFT_FAIL;
+	for (i = 0; i < ARRAY_SIZE(mr_mem_files); i++)
+		if (!file_present(cg, mr_mem_files[i], true))
+			return KSFT_FAIL;
+	if (!expect_mr_mem(cg, "rdma.mr_mem.max", MR_MAX) ||
+	    !expect_mr_usage(cg, 0) || !expect_mr_mem(cg, "rdma.mr_mem.peak", 0) ||
+	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 0, 0) ||
+	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 0, 0) ||
+	    !check_all_formats(cg))
+		return KSFT_FAIL;
+
+	/* The two limit files are independent. */
+	if (set_max(cg, "hca_handle=3 hca_object=7") ||
+	    !expect_mr_mem(cg, "rdma.mr_mem.max", MR_MAX))
+		return KSFT_FAIL;
+
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		snprintf(buf, sizeof(buf), good[i].fmt, rdma_dev);
+		err = cg_write(cg, "rdma.mr_mem.max", buf);
+		if (err) {
+			ksft_print_msg("writing \"%s\": %s\n", buf, strerror(-err));
+			return KSFT_FAIL;
+		}
+		if (!expect_mr_mem(cg, "rdma.mr_mem.max", good[i].val) ||
+		    !expect_res(cg, "rdma.max", 3, 7) || !check_all_formats(cg) ||
+		    !expect_mr_mem(other, "rdma.mr_mem.max", MR_MAX))
+			return KSFT_FAIL;
+	}
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		snprintf(buf, sizeof(buf), bad[i].fmt, rdma_dev);
+		err = cg_write(cg, "rdma.mr_mem.max", buf);
+		if (err != -bad[i].err) {
+			ksft_print_msg("writing \"%s\": expected %s, got %s\n", buf,
+				       strerror(bad[i].err),
+				       err ? strerror(-err) : "success");
+			return KSFT_FAIL;
+		}
+		if (!expect_mr_mem(cg, "rdma.mr_mem.max", 5ULL << 20))
+			return KSFT_FAIL;
+	}
+
+	/* Usage and peak are read-only. */
+	for (i = 1; i < ARRAY_SIZE(mr_mem_files); i++) {
+		snprintf(buf, sizeof(buf), "%s 0", rdma_dev);
+		err = cg_write(cg, mr_mem_files[i], buf);
+		if (!err) {
+			ksft_print_msg("%s/%s: writing \"%s\" succeeded\n", cg,
+				       mr_mem_files[i], buf);
+			return KSFT_FAIL;
+		}
+	}
+
+	/* mr_mem is not a key of rdma.max. */
+	for (i = 0; i < 2; i++) {
+		err = try_max(cg, i ? "hca_object=1 mr_mem=1" : "mr_mem=1");
+		if (err != -EINVAL) {
+			ksft_print_msg("rdma.max: writing \"mr_mem=1\": expected %s, got %s\n",
+				       strerror(EINVAL),
+				       err ? strerror(-err) : "success");
+			return KSFT_FAIL;
+		}
+		if (!expect_res(cg, "rdma.max", 3, 7) ||
+		    !expect_mr_mem(cg, "rdma.mr_mem.max", 5ULL << 20))
+			return KSFT_FAIL;
+	}
+
+	/* runc and containerd keep only lines of three fields. */
+	for (i = 0; i < ARRAY_SIZE(runc_files); i++)
+		if (!check_runc_lines(cg, runc_files[i]) ||
+		    !check_runc_lines(other, runc_files[i]))
+			return KSFT_FAIL;
+	if (!check_all_formats(cg) || !check_all_formats(other))
+		return KSFT_FAIL;
+	return KSFT_PASS;
+}
+
 /*
  * Removing the device (rdma link del) while a cgroup holds charges and
  * limits for it, then adding it back: nothing breaks, the device's lines
@@ -1025,6 +1205,7 @@ static const struct rdma_test {
 	T(test_rdma_events_levels),
 	T(test_rdma_events_local),
 	T(test_rdma_events_poll),
+	T(test_rdma_mr_mem_files),
 	T(test_rdma_device_removal),
 	T(test_rdma_v1),
 };
