@@ -956,6 +956,86 @@ static int test_rdma_mr_mem_files(const char *root, struct rig *t)
 }
 
 /*
+ * An MR is charged its registered range rounded out to whole pages
+ * (PAGE_ALIGN(start + length) - (start & PAGE_MASK)) and one hca_object,
+ * to its cgroup and every ancestor, and gives back exactly that when it
+ * is deregistered. Two MRs over the same pages are charged twice.
+ */
+static int test_rdma_mr_mem_charge(const char *root, struct rig *t)
+{
+	static const struct {
+		uint64_t offset, length, cost;
+	} mrs[] = {
+		{ 0, 1, PAGE_SIZE },				/* one byte */
+		{ 100, PAGE_SIZE, 2 * PAGE_SIZE },		/* unaligned */
+		{ 0, 3 * PAGE_SIZE, 3 * PAGE_SIZE },		/* aligned */
+		{ PAGE_SIZE - 1, 2, 2 * PAGE_SIZE },		/* 2 bytes, 2 pages */
+		{ PAGE_SIZE, PAGE_SIZE, PAGE_SIZE },		/* the 2nd page */
+		{ PAGE_SIZE, PAGE_SIZE, PAGE_SIZE },		/* again */
+		{ PAGE_SIZE + 1, PAGE_SIZE - 2, PAGE_SIZE },	/* inside it */
+		{ 0, MR_BUF_PAGES * PAGE_SIZE, MR_BUF_PAGES * PAGE_SIZE },
+	};
+	struct worker *w = t->w;
+	uint64_t total = 0, peak;
+	char *p, *c;
+	int i;
+
+	if (no_mr_mem())
+		return KSFT_SKIP;
+	p = cgs_add(&t->cgs, root, "rdma_test_mr_charge", true);
+	c = p ? cgs_add(&t->cgs, p, "c", false) : NULL;
+	if (!c || worker_start(w, c) || !w_open(w, 1, 1, 0) ||
+	    !w_create(w, OBJ_PD, 1, 1, 0) || !expect_usage(c, 1, 1) ||
+	    !expect_mr_usage(c, 0) || !expect_mr_usage(p, 0))
+		return KSFT_FAIL;
+
+	for (i = 0; i < ARRAY_SIZE(mrs); i++) {
+		total += mrs[i].cost;
+		if (!w_reg_mr(w, mrs[i].offset, mrs[i].length, 0) ||
+		    !expect_mr_usage(c, total) || !expect_mr_usage(p, total) ||
+		    !expect_usage(c, 1, 2 + i) || !expect_usage(p, 1, 2 + i)) {
+			ksft_print_msg("after MR %d: %llu bytes at offset %llu\n",
+				       i, (unsigned long long)mrs[i].length,
+				       (unsigned long long)mrs[i].offset);
+			return KSFT_FAIL;
+		}
+	}
+	peak = total;
+	if (!expect_mr_mem(c, "rdma.mr_mem.peak", peak) ||
+	    !expect_mr_mem(p, "rdma.mr_mem.peak", peak) ||
+	    !check_all_formats(c) || !check_runc_lines(c, "rdma.current") ||
+	    !check_runc_lines(c, "rdma.peak"))
+		return KSFT_FAIL;
+
+	/* Deregistered newest first, each gives back its own charge. */
+	for (i = ARRAY_SIZE(mrs) - 1; i >= 0; i--) {
+		total -= mrs[i].cost;
+		if (!w_destroy(w, -1) || !expect_mr_usage(c, total) ||
+		    !expect_mr_usage(p, total) || !expect_usage(c, 1, 1 + i)) {
+			ksft_print_msg("after freeing MR %d\n", i);
+			return KSFT_FAIL;
+		}
+	}
+	if (!expect_mr_mem(c, "rdma.mr_mem.peak", peak) ||
+	    !expect_mr_mem(p, "rdma.mr_mem.peak", peak))
+		return KSFT_FAIL;
+
+	/* A smaller second round leaves the peak alone. */
+	if (!w_reg_mr(w, 0, 2 * PAGE_SIZE, 0) ||
+	    !expect_mr_usage(c, 2 * PAGE_SIZE) ||
+	    !expect_mr_mem(c, "rdma.mr_mem.peak", peak))
+		return KSFT_FAIL;
+	if (!expect_events(c, "rdma.events", 0, 0, 0, 0, 0, 0) ||
+	    !expect_events(p, "rdma.events", 0, 0, 0, 0, 0, 0))
+		return KSFT_FAIL;
+	worker_stop(w);
+	if (!expect_mr_usage(c, 0) || !expect_mr_usage(p, 0) ||
+	    !expect_usage(p, 0, 0))
+		return KSFT_FAIL;
+	return KSFT_PASS;
+}
+
+/*
  * Removing the device (rdma link del) while a cgroup holds charges and
  * limits for it, then adding it back: nothing breaks, the device's lines
  * go away and come back with no usage and no limits.
@@ -1206,6 +1286,7 @@ static const struct rdma_test {
 	T(test_rdma_events_local),
 	T(test_rdma_events_poll),
 	T(test_rdma_mr_mem_files),
+	T(test_rdma_mr_mem_charge),
 	T(test_rdma_device_removal),
 	T(test_rdma_v1),
 };
