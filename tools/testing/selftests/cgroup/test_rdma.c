@@ -1036,6 +1036,68 @@ static int test_rdma_mr_mem_charge(const char *root, struct rig *t)
 }
 
 /*
+ * Registrations that fail for another reason than the limit charge
+ * nothing and count no event: ranges whose end overflows (refused before
+ * anything is charged, so even a limit that a wrapped size would pass or
+ * fail makes no difference and the peak does not move), an empty range
+ * and a range the driver cannot pin (given back after the driver fails).
+ */
+static int test_rdma_mr_mem_bad_range(const char *root, struct rig *t)
+{
+	struct worker *w = t->w;
+	uint64_t start, bad[3];
+	char *cg;
+	int i;
+
+	if (no_mr_mem())
+		return KSFT_SKIP;
+	cg = cgs_add(&t->cgs, root, "rdma_test_mr_range", false);
+	if (!cg || worker_start(w, cg) || !w_open(w, 1, 1, 0) ||
+	    !w_create(w, OBJ_PD, 1, 1, 0) || !w_reg_mr(w, 0, PAGE_SIZE, 0) ||
+	    set_mr_max(cg, "%d", 2 * PAGE_SIZE))
+		return KSFT_FAIL;
+
+	start = (uintptr_t)mr_buf;
+	bad[0] = UINT64_MAX;			/* start + length wraps */
+	bad[1] = -start;			/* to exactly 0 */
+	bad[2] = UINT64_MAX - 100 - start;	/* PAGE_ALIGN() wraps */
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		if (!w_reg_mr(w, 0, bad[i], EINVAL) ||
+		    !expect_mr_usage(cg, PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
+		    !expect_mr_mem(cg, "rdma.mr_mem.peak", PAGE_SIZE))
+			return KSFT_FAIL;
+	if (set_mr_max(cg, "max"))
+		return KSFT_FAIL;
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		if (!w_reg_mr(w, 0, bad[i], EINVAL) ||
+		    !expect_mr_usage(cg, PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
+		    !expect_mr_mem(cg, "rdma.mr_mem.peak", PAGE_SIZE))
+			return KSFT_FAIL;
+
+	/* siw refuses an empty MR, and cannot pin the page after mr_buf. */
+	if (!w_reg_mr(w, 0, 0, EINVAL) || !w_reg_mr(w, 100, 0, EINVAL) ||
+	    !expect_mr_usage(cg, PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
+	    !w_reg_mr(w, (MR_BUF_PAGES - 1) * PAGE_SIZE, 2 * PAGE_SIZE,
+		      EFAULT) ||
+	    !w_reg_mr(w, MR_BUF_PAGES * PAGE_SIZE, 1, EFAULT) ||
+	    !expect_mr_usage(cg, PAGE_SIZE) || !expect_usage(cg, 1, 2))
+		return KSFT_FAIL;
+
+	if (!expect_events(cg, "rdma.events", 0, 0, 0, 0, 0, 0) ||
+	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 0, 0))
+		return KSFT_FAIL;
+
+	/* And the next good one is charged as usual. */
+	if (!w_reg_mr(w, 0, 2 * PAGE_SIZE, 0) ||
+	    !expect_mr_usage(cg, 3 * PAGE_SIZE) || !expect_usage(cg, 1, 3))
+		return KSFT_FAIL;
+	worker_stop(w);
+	if (!expect_mr_usage(cg, 0) || !expect_usage(cg, 0, 0))
+		return KSFT_FAIL;
+	return KSFT_PASS;
+}
+
+/*
  * Removing the device (rdma link del) while a cgroup holds charges and
  * limits for it, then adding it back: nothing breaks, the device's lines
  * go away and come back with no usage and no limits.
@@ -1287,6 +1349,7 @@ static const struct rdma_test {
 	T(test_rdma_events_poll),
 	T(test_rdma_mr_mem_files),
 	T(test_rdma_mr_mem_charge),
+	T(test_rdma_mr_mem_bad_range),
 	T(test_rdma_device_removal),
 	T(test_rdma_v1),
 };
