@@ -1098,6 +1098,77 @@ static int test_rdma_mr_mem_bad_range(const char *root, struct rig *t)
 }
 
 /*
+ * rdma.mr_mem.max: an MR that fits is registered, the next one that does
+ * not fails with EAGAIN and leaves no trace (no bytes, no hca_object, no
+ * peak) but the events; a limit lowered below the usage keeps the MRs
+ * and refuses new ones until the usage is below it again.
+ */
+static int test_rdma_mr_mem_limit(const char *root, struct rig *t)
+{
+	struct worker *w = t->w;
+	char *cg;
+
+	if (no_mr_mem())
+		return KSFT_SKIP;
+	cg = cgs_add(&t->cgs, root, "rdma_test_mr_limit", false);
+	if (!cg || set_mr_max(cg, "%d", 2 * PAGE_SIZE) ||
+	    !expect_mr_mem(cg, "rdma.mr_mem.max", 2 * PAGE_SIZE) ||
+	    worker_start(w, cg) || !w_open(w, 1, 1, 0) ||
+	    !w_create(w, OBJ_PD, 1, 1, 0))
+		return KSFT_FAIL;
+
+	if (!w_reg_mr(w, 0, 2 * PAGE_SIZE, 0) ||
+	    !expect_mr_usage(cg, 2 * PAGE_SIZE) || !expect_usage(cg, 1, 2))
+		return KSFT_FAIL;
+
+	/* Full: refused, and nothing of the refused MR stays. */
+	if (!w_reg_mr(w, 0, PAGE_SIZE, EAGAIN) ||
+	    !expect_mr_usage(cg, 2 * PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
+	    !expect_mr_mem(cg, "rdma.mr_mem.peak", 2 * PAGE_SIZE) ||
+	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 1, 1) ||
+	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 1, 1))
+		return KSFT_FAIL;
+
+	/* One byte more is a page more. */
+	if (!w_reg_mr(w, 100, 1, EAGAIN) ||
+	    !expect_mr_usage(cg, 2 * PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
+	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 2, 2))
+		return KSFT_FAIL;
+
+	/* Below the usage: the MR stays, new ones are refused. */
+	if (set_mr_max(cg, "%d", PAGE_SIZE) ||
+	    !expect_mr_mem(cg, "rdma.mr_mem.max", PAGE_SIZE) ||
+	    !expect_mr_usage(cg, 2 * PAGE_SIZE) ||
+	    !w_reg_mr(w, 0, 1, EAGAIN) ||
+	    !expect_mr_usage(cg, 2 * PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
+	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 3, 3))
+		return KSFT_FAIL;
+
+	/* Freed: exactly the limit fits, and no more. */
+	if (!w_destroy(w, -1) || !expect_mr_usage(cg, 0) ||
+	    !expect_usage(cg, 1, 1) || !w_reg_mr(w, 0, PAGE_SIZE, 0) ||
+	    !expect_mr_usage(cg, PAGE_SIZE) || !w_reg_mr(w, 0, 1, EAGAIN) ||
+	    !expect_mr_usage(cg, PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
+	    !expect_mr_mem(cg, "rdma.mr_mem.peak", 2 * PAGE_SIZE))
+		return KSFT_FAIL;
+
+	/* A limit of 0 refuses any MR; "max" lets the biggest through. */
+	if (!w_destroy(w, -1) || set_mr_max(cg, "0") ||
+	    !w_reg_mr(w, 0, 1, EAGAIN) || !expect_mr_usage(cg, 0) ||
+	    set_mr_max(cg, "max") ||
+	    !w_reg_mr(w, 0, MR_BUF_PAGES * PAGE_SIZE, 0) ||
+	    !expect_mr_usage(cg, MR_BUF_PAGES * PAGE_SIZE) ||
+	    !expect_mr_mem(cg, "rdma.mr_mem.peak", MR_BUF_PAGES * PAGE_SIZE) ||
+	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 5, 5) ||
+	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 5, 5))
+		return KSFT_FAIL;
+	worker_stop(w);
+	if (!expect_mr_usage(cg, 0) || !expect_usage(cg, 0, 0))
+		return KSFT_FAIL;
+	return KSFT_PASS;
+}
+
+/*
  * Removing the device (rdma link del) while a cgroup holds charges and
  * limits for it, then adding it back: nothing breaks, the device's lines
  * go away and come back with no usage and no limits.
@@ -1350,6 +1421,7 @@ static const struct rdma_test {
 	T(test_rdma_mr_mem_files),
 	T(test_rdma_mr_mem_charge),
 	T(test_rdma_mr_mem_bad_range),
+	T(test_rdma_mr_mem_limit),
 	T(test_rdma_device_removal),
 	T(test_rdma_v1),
 };
