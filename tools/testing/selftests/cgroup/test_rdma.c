@@ -1169,6 +1169,77 @@ static int test_rdma_mr_mem_limit(const char *root, struct rig *t)
 }
 
 /*
+ * Hierarchy: a parent's mr_mem limit binds a child without one, siblings
+ * add up at the parent, a child's own lower limit binds first; a refusal
+ * leaves nothing charged at any level and moves no peak, and is counted
+ * as ".max" where the limit is and ".alloc_fail" where it was asked.
+ */
+static int test_rdma_mr_mem_hierarchy(const char *root, struct rig *t)
+{
+	struct worker *w = t->w;
+	char *p, *c1, *c2;
+
+	if (no_mr_mem())
+		return KSFT_SKIP;
+	p = cgs_add(&t->cgs, root, "rdma_test_mr_hier", true);
+	c1 = p ? cgs_add(&t->cgs, p, "c1", false) : NULL;
+	c2 = p ? cgs_add(&t->cgs, p, "c2", false) : NULL;
+	if (!c1 || !c2 || set_mr_max(p, "8K") ||
+	    !expect_mr_mem(c1, "rdma.mr_mem.max", MR_MAX))
+		return KSFT_FAIL;
+
+	/* The child has no limit of its own: its third page is refused. */
+	if (worker_start(&w[0], c1) || !w_open(&w[0], 1, 1, 0) ||
+	    !w_create(&w[0], OBJ_PD, 1, 1, 0) ||
+	    !w_reg_mr(&w[0], 0, PAGE_SIZE, 0) ||
+	    !w_reg_mr(&w[0], 0, PAGE_SIZE, 0) ||
+	    !w_reg_mr(&w[0], 0, PAGE_SIZE, EAGAIN))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(c1, 2 * PAGE_SIZE) ||
+	    !expect_mr_usage(p, 2 * PAGE_SIZE) ||
+	    !expect_usage(c1, 1, 3) || !expect_usage(p, 1, 3) ||
+	    !expect_mr_mem(c1, "rdma.mr_mem.peak", 2 * PAGE_SIZE) ||
+	    !expect_mr_mem(p, "rdma.mr_mem.peak", 2 * PAGE_SIZE) ||
+	    !expect_events(p, "rdma.events.local", 0, 0, 0, 0, 1, 0) ||
+	    !expect_events(p, "rdma.events", 0, 0, 0, 0, 1, 1) ||
+	    !expect_events(c1, "rdma.events.local", 0, 0, 0, 0, 0, 1) ||
+	    !expect_events(c1, "rdma.events", 0, 0, 0, 0, 0, 1))
+		return KSFT_FAIL;
+
+	/* Siblings add up: room made in c1 is taken by c2. */
+	if (!w_destroy(&w[0], -1) || !expect_mr_usage(p, PAGE_SIZE) ||
+	    worker_start(&w[1], c2) || !w_open(&w[1], 1, 1, 0) ||
+	    !w_create(&w[1], OBJ_PD, 1, 1, 0) ||
+	    !w_reg_mr(&w[1], 0, PAGE_SIZE, 0) ||
+	    !w_reg_mr(&w[1], 0, 1, EAGAIN) ||
+	    !expect_mr_usage(c1, PAGE_SIZE) || !expect_mr_usage(c2, PAGE_SIZE) ||
+	    !expect_mr_usage(p, 2 * PAGE_SIZE) ||
+	    !expect_mr_mem(p, "rdma.mr_mem.peak", 2 * PAGE_SIZE) ||
+	    !expect_mr_mem(c2, "rdma.mr_mem.peak", PAGE_SIZE) ||
+	    !expect_events(p, "rdma.events.local", 0, 0, 0, 0, 2, 0) ||
+	    !expect_events(p, "rdma.events", 0, 0, 0, 0, 2, 2) ||
+	    !expect_events(c2, "rdma.events.local", 0, 0, 0, 0, 0, 1))
+		return KSFT_FAIL;
+
+	/* c1's own limit binds before the parent's. */
+	if (!w_destroy(&w[1], -1) || set_mr_max(c1, "%d", PAGE_SIZE) ||
+	    !w_reg_mr(&w[0], 0, PAGE_SIZE, EAGAIN) ||
+	    !expect_mr_usage(c1, PAGE_SIZE) || !expect_mr_usage(p, PAGE_SIZE) ||
+	    !expect_usage(c1, 1, 2) ||
+	    !expect_events(c1, "rdma.events.local", 0, 0, 0, 0, 1, 2) ||
+	    !expect_events(c1, "rdma.events", 0, 0, 0, 0, 1, 2) ||
+	    !expect_events(p, "rdma.events.local", 0, 0, 0, 0, 2, 0) ||
+	    !expect_events(p, "rdma.events", 0, 0, 0, 0, 3, 3))
+		return KSFT_FAIL;
+
+	workers_stop(w, 2);
+	if (!expect_mr_usage(c1, 0) || !expect_mr_usage(c2, 0) ||
+	    !expect_mr_usage(p, 0) || !expect_usage(p, 0, 0))
+		return KSFT_FAIL;
+	return KSFT_PASS;
+}
+
+/*
  * Removing the device (rdma link del) while a cgroup holds charges and
  * limits for it, then adding it back: nothing breaks, the device's lines
  * go away and come back with no usage and no limits.
@@ -1422,6 +1493,7 @@ static const struct rdma_test {
 	T(test_rdma_mr_mem_charge),
 	T(test_rdma_mr_mem_bad_range),
 	T(test_rdma_mr_mem_limit),
+	T(test_rdma_mr_mem_hierarchy),
 	T(test_rdma_device_removal),
 	T(test_rdma_v1),
 };
