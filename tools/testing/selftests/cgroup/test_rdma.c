@@ -1240,6 +1240,60 @@ static int test_rdma_mr_mem_hierarchy(const char *root, struct rig *t)
 }
 
 /*
+ * A process that exits, or is killed, with MRs registered gives their
+ * bytes back when its uverbs file is closed, which the kernel does before
+ * the parent can reap it: the usage is exact as soon as waitpid() returns.
+ */
+static int test_rdma_mr_mem_exit(const char *root, struct rig *t)
+{
+	struct worker *w = t->w;
+	char *cg;
+
+	if (no_mr_mem())
+		return KSFT_SKIP;
+	cg = cgs_add(&t->cgs, root, "rdma_test_mr_exit", false);
+	if (!cg || set_mr_max(cg, "%d", 6 * PAGE_SIZE))
+		return KSFT_FAIL;
+
+	if (worker_start(&w[0], cg) || !w_open(&w[0], 1, 1, 0) ||
+	    !w_create(&w[0], OBJ_PD, 1, 1, 0) ||
+	    !w_reg_mr(&w[0], 0, 3 * PAGE_SIZE, 0) ||
+	    !w_reg_mr(&w[0], 100, PAGE_SIZE, 0) ||
+	    worker_start(&w[1], cg) || !w_open(&w[1], 1, 1, 0) ||
+	    !w_create(&w[1], OBJ_PD, 1, 1, 0) ||
+	    !w_reg_mr(&w[1], 0, PAGE_SIZE, 0) ||
+	    !w_reg_mr(&w[1], 0, 1, EAGAIN) ||
+	    !expect_mr_usage(cg, 6 * PAGE_SIZE) || !expect_usage(cg, 2, 5))
+		return KSFT_FAIL;
+
+	/* Exits without deregistering. */
+	worker_stop(&w[0]);
+	if (!expect_mr_usage(cg, PAGE_SIZE) || !expect_usage(cg, 1, 2))
+		return KSFT_FAIL;
+
+	/* Killed. */
+	if (kill(w[1].pid, SIGKILL)) {
+		ksft_print_msg("kill %d: %s\n", w[1].pid, strerror(errno));
+		return KSFT_FAIL;
+	}
+	worker_stop(&w[1]);
+	if (!expect_mr_usage(cg, 0) || !expect_usage(cg, 0, 0))
+		return KSFT_FAIL;
+
+	/* All of the limit is free again. */
+	if (worker_start(&w[2], cg) || !w_open(&w[2], 1, 1, 0) ||
+	    !w_create(&w[2], OBJ_PD, 1, 1, 0) ||
+	    !w_reg_mr(&w[2], 0, 6 * PAGE_SIZE, 0) ||
+	    !expect_mr_usage(cg, 6 * PAGE_SIZE) ||
+	    !expect_mr_mem(cg, "rdma.mr_mem.peak", 6 * PAGE_SIZE))
+		return KSFT_FAIL;
+	worker_stop(&w[2]);
+	if (!expect_mr_usage(cg, 0) || !expect_usage(cg, 0, 0))
+		return KSFT_FAIL;
+	return KSFT_PASS;
+}
+
+/*
  * Removing the device (rdma link del) while a cgroup holds charges and
  * limits for it, then adding it back: nothing breaks, the device's lines
  * go away and come back with no usage and no limits.
@@ -1494,6 +1548,7 @@ static const struct rdma_test {
 	T(test_rdma_mr_mem_bad_range),
 	T(test_rdma_mr_mem_limit),
 	T(test_rdma_mr_mem_hierarchy),
+	T(test_rdma_mr_mem_exit),
 	T(test_rdma_device_removal),
 	T(test_rdma_v1),
 };
