@@ -1294,6 +1294,78 @@ static int test_rdma_mr_mem_exit(const char *root, struct rig *t)
 }
 
 /*
+ * The cgroup that registered an MR owns its bytes: they stay there when
+ * the task moves on, go back there when the MR is deregistered from the
+ * new cgroup, and stay charged to the parent after the old cgroup is
+ * removed. New MRs are charged where the task is now, under that limit.
+ */
+static int test_rdma_mr_mem_migrate(const char *root, struct rig *t)
+{
+	struct worker *w = t->w;
+	char *p, *a, *b;
+
+	if (no_mr_mem())
+		return KSFT_SKIP;
+	p = cgs_add(&t->cgs, root, "rdma_test_mr_migrate", true);
+	a = p ? cgs_add(&t->cgs, p, "a", false) : NULL;
+	b = p ? cgs_add(&t->cgs, p, "b", false) : NULL;
+	if (!a || !b)
+		return KSFT_FAIL;
+
+	/* Objects: 0 the PD, 1 and 2 MRs charged to a. */
+	if (worker_start(w, a) || !w_open(w, 1, 1, 0) ||
+	    !w_create(w, OBJ_PD, 1, 1, 0) ||
+	    !w_reg_mr(w, 0, 2 * PAGE_SIZE, 0) || !w_reg_mr(w, 0, 1, 0) ||
+	    !expect_mr_usage(a, 3 * PAGE_SIZE) || !expect_usage(a, 1, 3))
+		return KSFT_FAIL;
+
+	if (worker_move(w, b) || !expect_mr_usage(a, 3 * PAGE_SIZE) ||
+	    !expect_mr_usage(b, 0) || !expect_mr_usage(p, 3 * PAGE_SIZE))
+		return KSFT_FAIL;
+
+	/* Object 3 is charged to b, under b's limit and not a's. */
+	if (set_mr_max(a, "0") || set_mr_max(b, "%d", PAGE_SIZE) ||
+	    !w_reg_mr(w, 0, PAGE_SIZE, 0) || !w_reg_mr(w, 0, 1, EAGAIN) ||
+	    !expect_mr_usage(a, 3 * PAGE_SIZE) || !expect_mr_usage(b, PAGE_SIZE) ||
+	    !expect_mr_usage(p, 4 * PAGE_SIZE) || !expect_usage(b, 0, 1) ||
+	    !expect_events(b, "rdma.events.local", 0, 0, 0, 0, 1, 1) ||
+	    !expect_events(a, "rdma.events", 0, 0, 0, 0, 0, 0))
+		return KSFT_FAIL;
+
+	/* Deregistered from b, given back to a. */
+	if (!w_destroy(w, 1) || !expect_mr_usage(a, PAGE_SIZE) ||
+	    !expect_mr_usage(b, PAGE_SIZE) || !expect_mr_usage(p, 2 * PAGE_SIZE) ||
+	    !expect_usage(a, 1, 2) ||
+	    !expect_mr_mem(a, "rdma.mr_mem.peak", 3 * PAGE_SIZE) ||
+	    !expect_mr_mem(b, "rdma.mr_mem.peak", PAGE_SIZE))
+		return KSFT_FAIL;
+
+	/* a can go while it holds object 2; the parent still sees it. */
+	if (rmdir(a)) {
+		ksft_print_msg("rmdir %s: %s\n", a, strerror(errno));
+		return KSFT_FAIL;
+	}
+	if (!expect_mr_usage(p, 2 * PAGE_SIZE) || !expect_mr_usage(b, PAGE_SIZE) ||
+	    !w_destroy(w, 2) || !expect_mr_usage(p, PAGE_SIZE) ||
+	    !expect_mr_usage(b, PAGE_SIZE) || !expect_usage(p, 1, 2))
+		return KSFT_FAIL;
+
+	if (!w_close(w, -1) || !expect_mr_usage(p, 0) || !expect_mr_usage(b, 0) ||
+	    !expect_usage(p, 0, 0))
+		return KSFT_FAIL;
+
+	/* A new cgroup of the same name starts afresh. */
+	if (cg_create(a)) {
+		ksft_print_msg("mkdir %s again: %s\n", a, strerror(errno));
+		return KSFT_FAIL;
+	}
+	if (!expect_mr_mem(a, "rdma.mr_mem.max", MR_MAX) ||
+	    !expect_mr_usage(a, 0) || !expect_mr_mem(a, "rdma.mr_mem.peak", 0))
+		return KSFT_FAIL;
+	return KSFT_PASS;
+}
+
+/*
  * Removing the device (rdma link del) while a cgroup holds charges and
  * limits for it, then adding it back: nothing breaks, the device's lines
  * go away and come back with no usage and no limits.
@@ -1549,6 +1621,7 @@ static const struct rdma_test {
 	T(test_rdma_mr_mem_limit),
 	T(test_rdma_mr_mem_hierarchy),
 	T(test_rdma_mr_mem_exit),
+	T(test_rdma_mr_mem_migrate),
 	T(test_rdma_device_removal),
 	T(test_rdma_v1),
 };
