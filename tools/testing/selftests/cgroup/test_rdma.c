@@ -1403,6 +1403,9 @@ static int test_rdma_device_removal(const char *root, struct rig *t)
 	    !w_create(w, OBJ_PD, 1, 1, 0) || !w_create(w, OBJ_CQ, 1, 1, 0) ||
 	    !w_create(w, OBJ_MR, 1, 1, 0) || !expect_usage(cg, 1, 3))
 		goto out;
+	if (have_mr_mem &&
+	    (set_mr_max(cg, "1M") || !expect_mr_usage(cg, PAGE_SIZE)))
+		goto out;
 
 	del = fork();
 	if (del == 0) {
@@ -1423,7 +1426,8 @@ static int test_rdma_device_removal(const char *root, struct rig *t)
 	if (err < 0) {
 		/* Waiting for the worker's file: the device is still there. */
 		ksft_print_msg("%s: removal waits for open uverbs files\n", rdma_dev);
-		if (!expect_usage(cg, 1, 3) || !expect_res(cg, "rdma.max", 5, 10))
+		if (!expect_usage(cg, 1, 3) || !expect_res(cg, "rdma.max", 5, 10) ||
+		    (have_mr_mem && !expect_mr_usage(cg, PAGE_SIZE)))
 			goto out;
 		worker_stop(w);
 		err = wait_exit(del, 10 * WAIT_MS);
@@ -1441,6 +1445,13 @@ static int test_rdma_device_removal(const char *root, struct rig *t)
 	for (i = 0; i < ARRAY_SIZE(rdma_files); i++)
 		if (!expect_no_line(cg, rdma_files[i]))
 			goto out;
+	for (i = 0; have_mr_mem && i < ARRAY_SIZE(mr_mem_files); i++)
+		if (!expect_no_line(cg, mr_mem_files[i]))
+			goto out;
+	if (have_mr_mem && try_mr_max(cg, "1M") != -ENODEV) {
+		ksft_print_msg("an mr_mem limit for a removed device was accepted\n");
+		goto out;
+	}
 	if (try_max(cg, "hca_handle=1") != -ENODEV) {
 		ksft_print_msg("a limit for a removed device was accepted\n");
 		goto out;
@@ -1459,6 +1470,10 @@ static int test_rdma_device_removal(const char *root, struct rig *t)
 	    !expect_usage(cg, 0, 0) || !expect_res(cg, "rdma.peak", 0, 0) ||
 	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 0, 0) ||
 	    !check_all_formats(cg))
+		goto out;
+	if (have_mr_mem &&
+	    (!expect_mr_mem(cg, "rdma.mr_mem.max", MR_MAX) ||
+	     !expect_mr_usage(cg, 0) || !expect_mr_mem(cg, "rdma.mr_mem.peak", 0)))
 		goto out;
 
 	/* The new device works and is charged as usual. */
@@ -1488,6 +1503,33 @@ static bool rdma_back_on_v2(const char *root)
 		usleep(50000);
 	}
 	return true;
+}
+
+/*
+ * test_rdma_v1 for mr_mem: the files are there below the v1 root, and a
+ * parent's limit binds its child.
+ */
+static bool v1_mr_mem(const char *mnt, const char *parent, const char *child,
+		      struct worker *w)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(mr_mem_files); i++)
+		if (!file_present(mnt, mr_mem_files[i], false) ||
+		    !file_present(child, mr_mem_files[i], true))
+			return false;
+	if (!expect_mr_mem(child, "rdma.mr_mem.max", MR_MAX) ||
+	    set_max(parent, "hca_object=max") || set_mr_max(parent, "4K") ||
+	    !expect_mr_mem(parent, "rdma.mr_mem.max", PAGE_SIZE))
+		return false;
+	if (worker_start(w, child) || !w_open(w, 1, 1, 0) ||
+	    !w_create(w, OBJ_PD, 1, 1, 0) || !w_reg_mr(w, 0, PAGE_SIZE, 0) ||
+	    !w_reg_mr(w, 0, 1, EAGAIN) || !expect_mr_usage(child, PAGE_SIZE) ||
+	    !expect_mr_usage(parent, PAGE_SIZE) || !expect_usage(child, 1, 2) ||
+	    !expect_mr_mem(parent, "rdma.mr_mem.peak", PAGE_SIZE))
+		return false;
+	worker_stop(w);
+	return expect_mr_usage(child, 0) && expect_mr_usage(parent, 0);
 }
 
 /*
@@ -1562,6 +1604,8 @@ static int test_rdma_v1(const char *root, struct rig *t)
 		goto out;
 	worker_stop(w);
 	if (!expect_usage(child, 0, 0) || !expect_usage(parent, 0, 0))
+		goto out;
+	if (have_mr_mem && !v1_mr_mem(mnt, parent, child, w))
 		goto out;
 	ret = KSFT_PASS;
 out:
