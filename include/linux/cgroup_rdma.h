@@ -4,7 +4,9 @@
  *
  * A device that wants its resources limited per cgroup embeds a struct
  * rdmacg_device, registers it, and brackets the life of every context and
- * verbs object with rdmacg_try_charge() and rdmacg_uncharge().
+ * verbs object with rdmacg_try_charge() and rdmacg_uncharge(), and the
+ * life of every user memory registration with rdmacg_try_charge_mr_mem()
+ * and rdmacg_uncharge_mr_mem().
  */
 
 #ifndef _CGROUP_RDMA_H
@@ -16,9 +18,19 @@
 #include <linux/spinlock_types.h>
 #include <linux/types.h>
 
+/**
+ * enum rdmacg_resource_type - what the controller limits
+ * @RDMACG_RESOURCE_HCA_HANDLE: uverbs contexts, charged one at a time with
+ *	rdmacg_try_charge()
+ * @RDMACG_RESOURCE_HCA_OBJECT: uverbs objects, likewise
+ * @RDMACG_RESOURCE_MR_MEM: bytes of user memory registered in memory
+ *	regions, charged by amount with rdmacg_try_charge_mr_mem()
+ * @RDMACG_RESOURCE_MAX: the number of resources
+ */
 enum rdmacg_resource_type {
 	RDMACG_RESOURCE_HCA_HANDLE,
 	RDMACG_RESOURCE_HCA_OBJECT,
+	RDMACG_RESOURCE_MR_MEM,
 	RDMACG_RESOURCE_MAX,
 };
 
@@ -102,5 +114,9 @@ int rdmacg_try_charge(struct rdma_cgroup **rdmacg,
 void rdmacg_uncharge(struct rdma_cgroup *cg,
 		     struct rdmacg_device *dev,
 		     enum rdmacg_resource_type type);
+int rdmacg_try_charge_mr_mem(struct rdma_cgroup *cg,
+			     struct rdmacg_device *dev, u64 bytes);
+void rdmacg_uncharge_mr_mem(struct rdma_cgroup *cg,
+			    struct rdmacg_device *dev, u64 bytes);
 #endif	/* CONFIG_CGROUP_RDMA */
 #endif	/* _CGROUP_RDMA_H */

@@ -4,8 +4,10 @@
  *
  * Limits, per cgroup and per RDMA device, how many uverbs contexts
  * (hca_handle) and uverbs objects (hca_object) the tasks of a cgroup may
- * hold. ib_core charges each context and object to the cgroup of the task
- * that creates it, and returns the charge to that same cgroup when it is
+ * hold, and how many bytes of user memory their memory regions may
+ * register (mr_mem). ib_core charges each context and object to the cgroup
+ * of the task that creates it, an MR's bytes to the cgroup of its object,
+ * and returns each charge to that same cgroup when the resource is
  * destroyed, wherever the task has gone meanwhile.
  *
  * Each cgroup below the root has at most one pool per device: usage, limit
@@ -18,9 +20,9 @@
  * The root cgroup is never charged and has no pools.
  *
  * A charge looks up one pool under RCU and walks up the parent pointers,
- * taking a unit at each level with a cmpxchg that never passes the limit
- * and giving the lower levels their unit back if a level refuses; an
- * uncharge is one atomic decrement per level. Neither takes a lock once
+ * adding its amount at each level with a cmpxchg that never passes the
+ * limit and giving the lower levels their share back if a level refuses;
+ * an uncharge is one atomic subtraction per level. Neither takes a lock once
  * the pools exist. Pools are created under a per-device mutex that orders
  * creation against unregistration, and freed after an RCU grace period.
  * Lock order: rdmacg_registry_mutex, rdmacg_device.pools_lock,
@@ -65,18 +67,19 @@ enum rdmacg_event {
 
 /**
  * struct rdmacg_counter - one resource of one pool
- * @usage: units held by the cgroup and its descendants; changed only by
- *	atomic operations, and never above @max by a charge
- * @max: limit, %RDMACG_MAX for none; written with WRITE_ONCE() under
- *	rdmacg_registry_mutex, read with READ_ONCE() by charges, twice (see
- *	rdmacg_counter_try_inc())
- * @peak: highest @usage seen; raised with cmpxchg only once a charge has
- *	succeeded at every level (see rdmacg_counter_raise_peak())
+ * @usage: units (bytes for %RDMACG_RESOURCE_MR_MEM) held by the cgroup and
+ *	its descendants, as a u64; changed only by atomic operations, and
+ *	never above @max by a charge
+ * @max: limit, rdmacg_unlimited() for none; written with WRITE_ONCE()
+ *	under rdmacg_registry_mutex, read with READ_ONCE() by charges, twice
+ *	(see rdmacg_counter_try_add())
+ * @peak: highest @usage seen, as a u64; raised with cmpxchg only once a
+ *	charge has succeeded at every level (see rdmacg_counter_raise_peak())
  */
 struct rdmacg_counter {
-	atomic_t	usage;
-	int		max;
-	atomic_t	peak;
+	atomic64_t	usage;
+	u64		max;
+	atomic64_t	peak;
 };
 
 /**
@@ -135,12 +138,18 @@ struct rdmacg_pool_table {
 	struct rdmacg_pool __rcu	*pool[] __counted_by(nr);
 };
 
-/* What an rdma.max, rdma.current or rdma.peak file shows. */
+/* What a file of limits, usage or peaks shows. */
 enum rdmacg_value {
 	RDMACG_VAL_MAX,
 	RDMACG_VAL_CURRENT,
 	RDMACG_VAL_PEAK,
 };
+
+/*
+ * Set in a cftype's private, with the value shown, for an rdma.mr_mem.*
+ * file; clear for rdma.max, rdma.current and rdma.peak.
+ */
+#define RDMACG_FILE_MR_MEM	BIT(4)
 
 /*
  * Protects rdmacg_registry, the accounted devices, and orders unregistration
@@ -174,71 +183,89 @@ static bool rdmacg_is_charged(struct rdma_cgroup *cg)
 	return cg->css.parent;
 }
 
+/* The limit that means none: "max" in the files. */
+static u64 rdmacg_unlimited(enum rdmacg_resource_type type)
+{
+	return type == RDMACG_RESOURCE_MR_MEM ? RDMACG_MR_MEM_MAX : RDMACG_MAX;
+}
+
+/* Whether @amount more fits under @max; never overflows. */
+static bool rdmacg_fits(u64 usage, u64 amount, u64 max)
+{
+	return usage <= max && amount <= max - usage;
+}
+
 /**
- * rdmacg_counter_try_inc() - take one unit unless that would pass the limit
+ * rdmacg_counter_try_add() - add to the usage unless that would pass the
+ *	limit
  * @c: counter
+ * @amount: units to add, not 0
  *
- * The limit is read again once the unit is taken, in case rdmacg_set_max()
- * lowered it meanwhile. The cmpxchg is fully ordered, and so is the barrier
- * that follows the writer's store: either this second read sees the new
- * limit, and the unit is given back, or the writer's later reads see the
- * unit, which was then taken before the write, like any usage above a
- * newly lowered limit. So no unit is kept above a limit whose write has
- * returned.
+ * The limit is read again once the amount is added, in case
+ * rdmacg_set_limit() lowered it meanwhile. The cmpxchg is fully ordered,
+ * and so is the barrier that follows the writer's store: either this
+ * second read sees the new limit, and the amount is given back, or the
+ * writer's later reads see the amount, which was then added before the
+ * write, like any usage above a newly lowered limit. So no charge is kept
+ * above a limit whose write has returned.
  *
  * Context: Any context.
- * Return: the usage with the new unit, or 0 if none was taken.
+ * Return: the usage with @amount added, or 0 if nothing was added.
  */
-static int rdmacg_counter_try_inc(struct rdmacg_counter *c)
+static u64 rdmacg_counter_try_add(struct rdmacg_counter *c, u64 amount)
 {
-	int usage = atomic_read(&c->usage);
+	s64 usage = atomic64_read(&c->usage);
 
 	do {
-		if (usage >= READ_ONCE(c->max))
+		if (!rdmacg_fits(usage, amount, READ_ONCE(c->max)))
 			return 0;
-	} while (!atomic_try_cmpxchg(&c->usage, &usage, usage + 1));
+	} while (!atomic64_try_cmpxchg(&c->usage, &usage, usage + amount));
 
-	if (unlikely(usage >= READ_ONCE(c->max))) {
-		atomic_dec(&c->usage);
+	if (unlikely(!rdmacg_fits(usage, amount, READ_ONCE(c->max)))) {
+		atomic64_sub(amount, &c->usage);
 		return 0;
 	}
-	return usage + 1;
+	return (u64)usage + amount;
 }
 
 /**
  * rdmacg_counter_raise_peak() - record a usage the counter has reached
  * @c: counter
- * @usage: what rdmacg_counter_try_inc() returned for a charge that every
+ * @usage: what rdmacg_counter_try_add() returned for a charge that every
  *	level has accepted
  *
  * Called only after the whole charge succeeded, so a refused charge never
  * shows in a peak. @usage counts every unit held at the moment of the
  * cmpxchg, so the peak never misses a usage that really occurred; it can
- * exceed it only by units that concurrent charges held at that moment and
- * then gave back, at most one per charge in flight through the level.
+ * exceed it only by what concurrent charges held at that moment and then
+ * gave back, at most one charge's amount per charge in flight through the
+ * level.
  *
  * Context: Any context.
  */
-static void rdmacg_counter_raise_peak(struct rdmacg_counter *c, int usage)
+static void rdmacg_counter_raise_peak(struct rdmacg_counter *c, u64 usage)
 {
-	int peak = atomic_read(&c->peak);
+	s64 peak = atomic64_read(&c->peak);
 
-	while (usage > peak && !atomic_try_cmpxchg(&c->peak, &peak, usage))
+	while (usage > (u64)peak &&
+	       !atomic64_try_cmpxchg(&c->peak, &peak, usage))
 		;
 }
 
 /**
- * rdmacg_counter_dec() - give one unit back
+ * rdmacg_counter_sub() - give units back
  * @c: counter
+ * @amount: units to give back
  *
  * Context: Any context.
  */
-static void rdmacg_counter_dec(struct rdmacg_counter *c)
+static void rdmacg_counter_sub(struct rdmacg_counter *c, u64 amount)
 {
+	u64 usage = atomic64_fetch_sub(amount, &c->usage);
+
 	/* Only a caller's bug gets here below zero; undo it then. */
-	if (WARN_ONCE(atomic_dec_return(&c->usage) < 0,
-		      "rdmacg: more uncharges than charges\n"))
-		atomic_inc(&c->usage);
+	if (WARN_ONCE(usage < amount, "rdmacg: more uncharges than charges\n"))
+		atomic64_add(amount, &c->usage);
 }
 
 /**
@@ -410,7 +437,7 @@ static struct rdmacg_pool *rdmacg_pool_add(struct rdma_cgroup *cg,
 	pool->parent = parent;
 	pool->cg = cg;
 	for (type = 0; type < RDMACG_RESOURCE_MAX; type++)
-		pool->res[type].max = RDMACG_MAX;
+		pool->res[type].max = rdmacg_unlimited(type);
 
 	if (rdmacg_table_store(cg, dev->id, pool)) {
 		kfree(pool);
@@ -503,23 +530,24 @@ static struct rdmacg_events *rdmacg_events_ensure(struct rdma_cgroup *cg,
 #define RDMACG_PEAK_LEVELS	8
 
 /**
- * rdmacg_charge() - charge one unit to @cg and each of its ancestors
+ * rdmacg_charge() - charge @amount to @cg and each of its ancestors
  * @cg: the cgroup that owns the resource, kept alive by the caller
  * @dev: the device
  * @type: resource
+ * @amount: units to charge, not 0
  * @limited: set to the cgroup whose limit refused the charge
  *
- * Units are taken from @cg upwards; when a level refuses, the levels below
- * it give their unit back, so on failure no level keeps a unit and no peak
- * moved. Until then the unit shows in rdma.current of those levels, and a
- * child can for that moment read above its parent. A concurrent charge
- * that meets such a passing unit at its limit is refused there, although
- * the limit that really is exhausted may be an ancestor's, or none once the
- * unit is given back (the pids controller behaves alike): the refusal is
- * then counted at the lower level. Without concurrent charges on the same
- * levels, a refusal is always counted at the lowest level whose limit it
- * would pass. Telling passing units apart would cost one more atomic
- * operation per level on every charge.
+ * The amount is added from @cg upwards; when a level refuses, the levels
+ * below it give their share back, so on failure no level keeps anything
+ * and no peak moved. Until then the amount shows in the usage of those
+ * levels, and a child can for that moment read above its parent. A
+ * concurrent charge that meets such a passing amount at its limit is
+ * refused there, although the limit that really is exhausted may be an
+ * ancestor's, or none once the amount is given back (the pids controller
+ * behaves alike): the refusal is then counted at the lower level. Without
+ * concurrent charges on the same levels, a refusal is always counted at
+ * the lowest level whose limit it would pass. Telling passing amounts
+ * apart would cost one more atomic operation per level on every charge.
  *
  * Peaks are raised with the usage each level's cmpxchg produced, recorded
  * for the first %RDMACG_PEAK_LEVELS levels; higher levels read their usage
@@ -531,12 +559,12 @@ static struct rdmacg_events *rdmacg_events_ensure(struct rdma_cgroup *cg,
  * -ENOMEM, or -ENODEV if @dev is not registered.
  */
 static int rdmacg_charge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
-			 enum rdmacg_resource_type type,
+			 enum rdmacg_resource_type type, u64 amount,
 			 struct rdma_cgroup **limited)
 {
-	int usage[RDMACG_PEAK_LEVELS];
+	u64 usage[RDMACG_PEAK_LEVELS], got;
 	struct rdmacg_pool *leaf, *pool;
-	int ret = 0, level, got;
+	int ret = 0, level;
 
 	rcu_read_lock();
 	for (;;) {
@@ -568,12 +596,12 @@ static int rdmacg_charge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 	}
 
 	for (pool = leaf, level = 0; pool; pool = pool->parent, level++) {
-		got = rdmacg_counter_try_inc(&pool->res[type]);
+		got = rdmacg_counter_try_add(&pool->res[type], amount);
 		if (unlikely(!got)) {
 			*limited = pool->cg;
 			ret = -EAGAIN;
 			for (; leaf != pool; leaf = leaf->parent)
-				rdmacg_counter_dec(&leaf->res[type]);
+				rdmacg_counter_sub(&leaf->res[type], amount);
 			goto out;
 		}
 		if (level < RDMACG_PEAK_LEVELS)
@@ -581,7 +609,7 @@ static int rdmacg_charge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 	}
 	for (pool = leaf, level = 0; pool; pool = pool->parent, level++) {
 		got = level < RDMACG_PEAK_LEVELS ? usage[level] :
-			atomic_read(&pool->res[type].usage);
+			atomic64_read(&pool->res[type].usage);
 		rdmacg_counter_raise_peak(&pool->res[type], got);
 	}
 out:
@@ -683,6 +711,55 @@ static void rdmacg_count_refusal(struct rdma_cgroup *cg,
 }
 
 /**
+ * rdmacg_charge_counted() - charge, and count a refusal by a limit
+ * @cg: the cgroup that owns the resource, kept alive by the caller
+ * @dev: the device
+ * @type: resource
+ * @amount: units to charge, not 0
+ *
+ * Context: Process context; may sleep.
+ * Return: as rdmacg_charge().
+ */
+static int rdmacg_charge_counted(struct rdma_cgroup *cg,
+				 struct rdmacg_device *dev,
+				 enum rdmacg_resource_type type, u64 amount)
+{
+	struct rdma_cgroup *limited = NULL;
+	int ret = rdmacg_charge(cg, dev, type, amount, &limited);
+
+	if (unlikely(ret) && limited)
+		rdmacg_count_refusal(cg, limited, dev, type);
+	return ret;
+}
+
+/**
+ * rdmacg_uncharge_amount() - give @amount back at @cg and its ancestors
+ * @cg: the cgroup charged
+ * @dev: the device of the charge
+ * @type: the resource of the charge
+ * @amount: units charged
+ *
+ * Once @dev has been unregistered its charges are gone, and nothing is
+ * done.
+ *
+ * Context: Any context.
+ */
+static void rdmacg_uncharge_amount(struct rdma_cgroup *cg,
+				   struct rdmacg_device *dev,
+				   enum rdmacg_resource_type type, u64 amount)
+{
+	struct rdmacg_pool *pool;
+
+	rcu_read_lock();
+	if (likely(rdmacg_device_alive(dev))) {
+		pool = rdmacg_pool_lookup(cg, dev);
+		for (; pool; pool = pool->parent)
+			rdmacg_counter_sub(&pool->res[type], amount);
+	}
+	rcu_read_unlock();
+}
+
+/**
  * rdmacg_try_charge() - charge a resource to the current task's cgroup
  * @rdmacg: where to store the charged cgroup, for rdmacg_uncharge()
  * @dev: a registered device
@@ -701,23 +778,22 @@ static void rdmacg_count_refusal(struct rdma_cgroup *cg,
  * @dev.
  * Return: 0 on success; -EAGAIN if the cgroup or an ancestor would exceed
  * its limit; -ENOMEM; -ENODEV if @dev is not registered; -EINVAL for a
- * bad @type.
+ * @type that is not a count (%RDMACG_RESOURCE_MR_MEM is charged with
+ * rdmacg_try_charge_mr_mem()).
  */
 int rdmacg_try_charge(struct rdma_cgroup **rdmacg,
 		      struct rdmacg_device *dev,
 		      enum rdmacg_resource_type type)
 {
-	struct rdma_cgroup *cg, *limited = NULL;
+	struct rdma_cgroup *cg;
 	int ret;
 
-	if (type >= RDMACG_RESOURCE_MAX)
+	if (type >= RDMACG_NR_COUNTS)
 		return -EINVAL;
 
 	cg = rdmacg_of(task_get_css(current, rdma_cgrp_id));
-	ret = rdmacg_charge(cg, dev, type, &limited);
+	ret = rdmacg_charge_counted(cg, dev, type, 1);
 	if (unlikely(ret)) {
-		if (limited)
-			rdmacg_count_refusal(cg, limited, dev, type);
 		css_put(&cg->css);
 		return ret;
 	}
@@ -740,20 +816,56 @@ EXPORT_SYMBOL(rdmacg_try_charge);
 void rdmacg_uncharge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 		     enum rdmacg_resource_type type)
 {
-	struct rdmacg_pool *pool;
-
-	if (!WARN_ON_ONCE(type >= RDMACG_RESOURCE_MAX)) {
-		rcu_read_lock();
-		if (likely(rdmacg_device_alive(dev))) {
-			pool = rdmacg_pool_lookup(cg, dev);
-			for (; pool; pool = pool->parent)
-				rdmacg_counter_dec(&pool->res[type]);
-		}
-		rcu_read_unlock();
-	}
+	if (!WARN_ON_ONCE(type >= RDMACG_NR_COUNTS))
+		rdmacg_uncharge_amount(cg, dev, type, 1);
 	css_put(&cg->css);
 }
 EXPORT_SYMBOL(rdmacg_uncharge);
+
+/**
+ * rdmacg_try_charge_mr_mem() - charge bytes of registered memory
+ * @cg: the cgroup that owns the memory region: one that holds a charge of
+ *	@dev made by rdmacg_try_charge(), which keeps it alive
+ * @dev: a registered device
+ * @bytes: the bytes to charge; 0 charges nothing and succeeds
+ *
+ * Charges @cg and every ancestor below the root, or none, like
+ * rdmacg_try_charge(), but takes no reference on @cg: the charge lives
+ * within the one that holds it, and must be returned before that one is.
+ * A charge may be grown or shrunk by charging or uncharging more bytes.
+ *
+ * Context: Process context; may sleep the first time @cg charges @dev.
+ * Return: 0 on success; -EAGAIN if the cgroup or an ancestor would exceed
+ * its limit; -ENOMEM; -ENODEV if @dev is not registered.
+ */
+int rdmacg_try_charge_mr_mem(struct rdma_cgroup *cg,
+			     struct rdmacg_device *dev, u64 bytes)
+{
+	if (!bytes)
+		return 0;
+	return rdmacg_charge_counted(cg, dev, RDMACG_RESOURCE_MR_MEM, bytes);
+}
+EXPORT_SYMBOL(rdmacg_try_charge_mr_mem);
+
+/**
+ * rdmacg_uncharge_mr_mem() - return bytes charged by
+ *	rdmacg_try_charge_mr_mem()
+ * @cg: the cgroup charged
+ * @dev: the device of the charge
+ * @bytes: how many of the bytes charged to return
+ *
+ * Takes no reference and drops none. Once @dev has been unregistered its
+ * charges are gone, and nothing is done.
+ *
+ * Context: Any context.
+ */
+void rdmacg_uncharge_mr_mem(struct rdma_cgroup *cg,
+			    struct rdmacg_device *dev, u64 bytes)
+{
+	if (bytes)
+		rdmacg_uncharge_amount(cg, dev, RDMACG_RESOURCE_MR_MEM, bytes);
+}
+EXPORT_SYMBOL(rdmacg_uncharge_mr_mem);
 
 /*
  * Ids index the pool tables. A function of its own so that the KUnit tests
@@ -871,6 +983,46 @@ static struct rdmacg_device *rdmacg_device_find(const char *name, size_t len)
 }
 
 /**
+ * rdmacg_pool_to_limit() - the pool of @cg for the device named in a write
+ * @cg: a non-root cgroup the caller keeps alive
+ * @name: the device name, not NUL-terminated
+ * @len: its length
+ *
+ * Context: Process context, under rdmacg_registry_mutex, which keeps the
+ * pool valid; may sleep.
+ * Return: the pool, created if needed; ERR_PTR(-ENODEV) if no registered
+ * device has that name; ERR_PTR(-ENOMEM).
+ */
+static struct rdmacg_pool *rdmacg_pool_to_limit(struct rdma_cgroup *cg,
+						const char *name, size_t len)
+{
+	struct rdmacg_device *dev;
+	struct rdmacg_pool *pool;
+
+	lockdep_assert_held(&rdmacg_registry_mutex);
+	dev = rdmacg_device_find(name, len);
+	if (!dev)
+		return ERR_PTR(-ENODEV);
+	mutex_lock(&dev->pools_lock);
+	pool = rdmacg_pool_ensure(cg, dev);
+	mutex_unlock(&dev->pools_lock);
+	return pool;
+}
+
+/*
+ * Set a limit of a pool found by rdmacg_pool_to_limit(). Charges that read
+ * the old limit check it again after their cmpxchg (see
+ * rdmacg_counter_try_add()); the barrier orders the store before the
+ * writer's later reads of the usage.
+ */
+static void rdmacg_set_limit(struct rdmacg_pool *pool,
+			     enum rdmacg_resource_type type, u64 max)
+{
+	WRITE_ONCE(pool->res[type].max, max);
+	smp_mb();
+}
+
+/**
  * rdmacg_set_max() - apply an rdma.max write to a cgroup
  * @cg: a non-root cgroup the caller keeps alive
  * @buf: the text written
@@ -884,7 +1036,6 @@ static struct rdmacg_device *rdmacg_device_find(const char *name, size_t len)
  */
 static int rdmacg_set_max(struct rdma_cgroup *cg, const char *buf, size_t len)
 {
-	struct rdmacg_device *dev;
 	struct rdmacg_max_req req;
 	struct rdmacg_pool *pool;
 	int i, ret;
@@ -894,30 +1045,47 @@ static int rdmacg_set_max(struct rdma_cgroup *cg, const char *buf, size_t len)
 		return ret;
 
 	mutex_lock(&rdmacg_registry_mutex);
-	dev = rdmacg_device_find(req.dev, req.dev_len);
-	if (!dev) {
-		ret = -ENODEV;
+	if (!req.mask) {
+		/* Nothing to set; the device must exist all the same. */
+		ret = rdmacg_device_find(req.dev, req.dev_len) ? 0 : -ENODEV;
 		goto out;
 	}
-	if (!req.mask)
-		goto out;
-
-	mutex_lock(&dev->pools_lock);
-	pool = rdmacg_pool_ensure(cg, dev);
-	mutex_unlock(&dev->pools_lock);
-	if (IS_ERR(pool)) {
-		ret = PTR_ERR(pool);
-		goto out;
-	}
-	for (i = 0; i < RDMACG_RESOURCE_MAX; i++)
+	pool = rdmacg_pool_to_limit(cg, req.dev, req.dev_len);
+	ret = PTR_ERR_OR_ZERO(pool);
+	for (i = 0; !ret && i < RDMACG_NR_COUNTS; i++)
 		if (req.mask & BIT(i))
-			WRITE_ONCE(pool->res[i].max, req.value[i]);
-	/*
-	 * Charges that read the old limit check it again after their cmpxchg
-	 * (rdmacg_counter_try_inc()); this orders the store before our return.
-	 */
-	smp_mb();
+			rdmacg_set_limit(pool, i, req.value[i]);
 out:
+	mutex_unlock(&rdmacg_registry_mutex);
+	return ret;
+}
+
+/**
+ * rdmacg_set_mr_mem_max() - apply an rdma.mr_mem.max write to a cgroup
+ * @cg: a non-root cgroup the caller keeps alive
+ * @buf: the text written
+ * @len: its length
+ *
+ * Context: Process context; may sleep. Takes rdmacg_registry_mutex.
+ * Return: 0; -EINVAL for malformed text; -ENODEV if the device is not
+ * registered; -ENOMEM.
+ */
+static int rdmacg_set_mr_mem_max(struct rdma_cgroup *cg, const char *buf,
+				 size_t len)
+{
+	struct rdmacg_bytes_req req;
+	struct rdmacg_pool *pool;
+	int ret;
+
+	ret = rdmacg_parse_bytes(buf, len, &req);
+	if (ret)
+		return ret;
+
+	mutex_lock(&rdmacg_registry_mutex);
+	pool = rdmacg_pool_to_limit(cg, req.dev, req.dev_len);
+	ret = PTR_ERR_OR_ZERO(pool);
+	if (!ret)
+		rdmacg_set_limit(pool, RDMACG_RESOURCE_MR_MEM, req.value);
 	mutex_unlock(&rdmacg_registry_mutex);
 	return ret;
 }
@@ -930,41 +1098,70 @@ static ssize_t rdmacg_max_write(struct kernfs_open_file *of, char *buf,
 	return ret ?: nbytes;
 }
 
-static int rdmacg_counter_value(struct rdmacg_counter *c,
+static ssize_t rdmacg_mr_mem_max_write(struct kernfs_open_file *of,
+				       char *buf, size_t nbytes, loff_t off)
+{
+	int ret = rdmacg_set_mr_mem_max(rdmacg_of(of_css(of)), buf, nbytes);
+
+	return ret ?: nbytes;
+}
+
+static u64 rdmacg_counter_value(struct rdmacg_counter *c,
 				enum rdmacg_value what)
 {
 	switch (what) {
 	case RDMACG_VAL_MAX:
 		return READ_ONCE(c->max);
 	case RDMACG_VAL_CURRENT:
-		return atomic_read(&c->usage);
+		return atomic64_read(&c->usage);
 	default:
-		return atomic_read(&c->peak);
+		return atomic64_read(&c->peak);
 	}
 }
 
-/* Print rdma.max, rdma.current or rdma.peak: "DEV hca_handle=N hca_object=N". */
-static void rdmacg_print_values(struct seq_file *seq, struct rdma_cgroup *cg,
-				enum rdmacg_value what)
+/* Print " VALUE" or " KEY=VALUE" for resource @type of @pool. */
+static void rdmacg_print_value(struct seq_file *seq, struct rdmacg_pool *pool,
+			       enum rdmacg_resource_type type,
+			       enum rdmacg_value what, const char *key)
 {
+	u64 val;
+
+	if (pool)
+		val = rdmacg_counter_value(&pool->res[type], what);
+	else
+		val = what == RDMACG_VAL_MAX ? rdmacg_unlimited(type) : 0;
+	seq_putc(seq, ' ');
+	if (key)
+		seq_printf(seq, "%s=", key);
+	if (what == RDMACG_VAL_MAX && val == rdmacg_unlimited(type))
+		seq_puts(seq, "max");
+	else
+		seq_printf(seq, "%llu", val);
+}
+
+/*
+ * Print rdma.max, rdma.current or rdma.peak ("DEV hca_handle=N
+ * hca_object=N", and never more fields: container runtimes drop lines of
+ * any other shape), or an rdma.mr_mem.* file ("DEV BYTES").
+ */
+static void rdmacg_print_values(struct seq_file *seq, struct rdma_cgroup *cg,
+				unsigned long private)
+{
+	enum rdmacg_value what = private & ~RDMACG_FILE_MR_MEM;
 	struct rdmacg_device *dev;
 	struct rdmacg_pool *pool;
-	int i, val;
+	int i;
 
 	mutex_lock(&rdmacg_registry_mutex);
 	list_for_each_entry(dev, &rdmacg_registry, dev_node) {
 		pool = rdmacg_pool_lookup_locked(cg, dev);
 		seq_puts(seq, dev->name);
-		for (i = 0; i < RDMACG_RESOURCE_MAX; i++) {
-			if (pool)
-				val = rdmacg_counter_value(&pool->res[i], what);
-			else
-				val = what == RDMACG_VAL_MAX ? RDMACG_MAX : 0;
-			if (what == RDMACG_VAL_MAX && val == RDMACG_MAX)
-				seq_printf(seq, " %s=max", rdmacg_names[i]);
-			else
-				seq_printf(seq, " %s=%d", rdmacg_names[i], val);
-		}
+		if (private & RDMACG_FILE_MR_MEM)
+			rdmacg_print_value(seq, pool, RDMACG_RESOURCE_MR_MEM,
+					   what, NULL);
+		for (i = 0; !(private & RDMACG_FILE_MR_MEM) &&
+			    i < RDMACG_NR_COUNTS; i++)
+			rdmacg_print_value(seq, pool, i, what, rdmacg_names[i]);
 		seq_putc(seq, '\n');
 	}
 	mutex_unlock(&rdmacg_registry_mutex);
@@ -1033,6 +1230,25 @@ static struct cftype rdmacg_cftypes[] = {
 		.name = "peak",
 		.seq_show = rdmacg_values_show,
 		.private = RDMACG_VAL_PEAK,
+		.flags = CFTYPE_NOT_ON_ROOT,
+	},
+	{
+		.name = "mr_mem.max",
+		.write = rdmacg_mr_mem_max_write,
+		.seq_show = rdmacg_values_show,
+		.private = RDMACG_FILE_MR_MEM | RDMACG_VAL_MAX,
+		.flags = CFTYPE_NOT_ON_ROOT,
+	},
+	{
+		.name = "mr_mem.current",
+		.seq_show = rdmacg_values_show,
+		.private = RDMACG_FILE_MR_MEM | RDMACG_VAL_CURRENT,
+		.flags = CFTYPE_NOT_ON_ROOT,
+	},
+	{
+		.name = "mr_mem.peak",
+		.seq_show = rdmacg_values_show,
+		.private = RDMACG_FILE_MR_MEM | RDMACG_VAL_PEAK,
 		.flags = CFTYPE_NOT_ON_ROOT,
 	},
 	{

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * RDMA cgroup controller: parsing of rdma.max writes.
+ * RDMA cgroup controller: parsing of rdma.max and rdma.mr_mem.max writes.
  *
  * The parser is a pure function of its input and includes only what user
  * space has too, so that the same source is built and fuzzed in user space
@@ -14,8 +14,14 @@
 #include <linux/limits.h>
 #include <linux/types.h>
 
-/* The largest limit; reads and writes spell it "max". */
-#define RDMACG_MAX	INT_MAX
+/* No limit on a count of rdma.max; reads and writes spell it "max". */
+#define RDMACG_MAX		INT_MAX
+
+/* No limit on the bytes of rdma.mr_mem.max, spelt "max" likewise. */
+#define RDMACG_MR_MEM_MAX	U64_MAX
+
+/* The resources that rdma.max sets, the ones before the bytes of MRs. */
+#define RDMACG_NR_COUNTS	RDMACG_RESOURCE_MR_MEM
 
 /* The keys of each resource in the interface files. */
 extern const char *const rdmacg_names[RDMACG_RESOURCE_MAX];
@@ -31,9 +37,23 @@ struct rdmacg_max_req {
 	const char	*dev;
 	size_t		dev_len;
 	unsigned int	mask;
-	int		value[RDMACG_RESOURCE_MAX];
+	int		value[RDMACG_NR_COUNTS];
+};
+
+/**
+ * struct rdmacg_bytes_req - a parsed rdma.mr_mem.max write
+ * @dev: the device name, not NUL-terminated
+ * @dev_len: its length
+ * @value: the limit in bytes, %RDMACG_MR_MEM_MAX for "max"
+ */
+struct rdmacg_bytes_req {
+	const char	*dev;
+	size_t		dev_len;
+	u64		value;
 };
 
 int rdmacg_parse_max(const char *buf, size_t len, struct rdmacg_max_req *req);
+int rdmacg_parse_bytes(const char *buf, size_t len,
+		       struct rdmacg_bytes_req *req);
 
 #endif	/* _KERNEL_CGROUP_RDMA_PARSE_H */

@@ -13,6 +13,7 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/sizes.h>
 
 #define TEST_DEV_NAME	"kunit_rdmacg"
 
@@ -97,13 +98,21 @@ static struct rdmacg_counter *rdmacg_test_res(struct rdma_cgroup *cg,
 	return pool ? &pool->res[index] : NULL;
 }
 
-static int rdmacg_test_usage(struct rdma_cgroup *cg,
+static u64 rdmacg_test_usage(struct rdma_cgroup *cg,
 			     struct rdmacg_device *device,
 			     enum rdmacg_resource_type index)
 {
 	struct rdmacg_counter *c = rdmacg_test_res(cg, device, index);
 
-	return c ? atomic_read(&c->usage) : 0;
+	return c ? atomic64_read(&c->usage) : 0;
+}
+
+static u64 rdmacg_test_peak(struct rdma_cgroup *cg, struct rdmacg_device *device,
+			    enum rdmacg_resource_type index)
+{
+	struct rdmacg_counter *c = rdmacg_test_res(cg, device, index);
+
+	return c ? atomic64_read(&c->peak) : 0;
 }
 
 static int rdmacg_test_event(struct rdma_cgroup *cg,
@@ -126,7 +135,7 @@ static int rdmacg_test_charge(struct rdma_cgroup *cg,
 	struct rdma_cgroup *limited = NULL;
 	int ret;
 
-	ret = rdmacg_charge(cg, device, index, &limited);
+	ret = rdmacg_charge(cg, device, index, 1, &limited);
 	if (ret == -EAGAIN)
 		rdmacg_count_refusal(cg, limited, device, index);
 	return ret;
@@ -241,6 +250,226 @@ static void rdmacg_test_parse_bytes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EINVAL, rdmacg_parse_max("d hca_handle=\xff", 14, &req));
 }
 
+/* A seq_file whose buffer the test reads back. */
+static void rdmacg_test_seq(struct kunit *test, struct seq_file *sf)
+{
+	*sf = (struct seq_file){ .size = PAGE_SIZE };
+	sf->buf = kunit_kzalloc(test, sf->size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sf->buf);
+}
+
+/* Apply an rdma.mr_mem.max write, which must succeed. */
+static void rdmacg_test_set_bytes(struct kunit *test, struct rdma_cgroup *cg,
+				  const char *text)
+{
+	KUNIT_ASSERT_EQ_MSG(test, 0, rdmacg_set_mr_mem_max(cg, text, strlen(text)),
+			    "writing \"%s\"", text);
+}
+
+struct rdmacg_bytes_case {
+	const char	*input;
+	int		ret;
+	u64		value;
+};
+
+static const struct rdmacg_bytes_case rdmacg_bytes_cases[] = {
+	{ "d 0", 0, 0 },
+	{ "d 4096\n", 0, 4096 },
+	{ " \td\t 8k \n", 0, 8192 },
+	{ "d 1K", 0, SZ_1K },
+	{ "d 2m", 0, 2 * SZ_1M },
+	{ "d 2M", 0, 2 * SZ_1M },
+	{ "d 3G", 0, 3ULL * SZ_1G },
+	{ "d 1T", 0, 1ULL << 40 },
+	{ "d max", 0, U64_MAX },
+	{ "d 9223372036854775808", 0, 1ULL << 63 },
+	{ "d 18446744073709551615", 0, U64_MAX },
+	{ "d 17179869183G", 0, U64_MAX - (SZ_1G - 1) },
+	{ "d 16777215T", 0, U64_MAX - ((1ULL << 40) - 1) },
+	{ "d 18446744073709551616", -EINVAL },
+	{ "d 99999999999999999999", -EINVAL },
+	{ "d 17179869184G", -EINVAL },
+	{ "d 16777216T", -EINVAL },
+	{ "d -1", -EINVAL },
+	{ "d 0x10", -EINVAL },
+	{ "d 10KB", -EINVAL },
+	{ "d 10 K", -EINVAL },
+	{ "d 1.5G", -EINVAL },
+	{ "d K", -EINVAL },
+	{ "d 1P", -EINVAL },
+	{ "d +1", -EINVAL },
+	{ "d Max", -EINVAL },
+	{ "d", -EINVAL },
+	{ "", -EINVAL },
+	{ "d 1 2", -EINVAL },
+	{ "d mr_mem=1", -EINVAL },
+};
+
+/* The values and errors of rdma.mr_mem.max writes, 64 bits wide. */
+static void rdmacg_test_parse_size(struct kunit *test)
+{
+	const struct rdmacg_bytes_case *t;
+	struct rdmacg_bytes_req req;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(rdmacg_bytes_cases); i++) {
+		t = &rdmacg_bytes_cases[i];
+		KUNIT_EXPECT_EQ_MSG(test, t->ret,
+				    rdmacg_parse_bytes(t->input, strlen(t->input), &req),
+				    "case \"%s\"", t->input);
+		if (!t->ret) {
+			KUNIT_EXPECT_EQ_MSG(test, t->value, req.value,
+					    "case \"%s\"", t->input);
+			KUNIT_EXPECT_EQ_MSG(test, 1, req.dev_len,
+					    "case \"%s\"", t->input);
+		}
+	}
+}
+
+/*
+ * Bytes near the top of 64 bits: a limit of 2^63 is reached exactly and
+ * not passed, and usage near U64_MAX refuses instead of wrapping.
+ */
+static void rdmacg_test_mr_mem_limits(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_MR_MEM;
+	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
+	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
+	struct rdma_cgroup *cg = rdmacg_test_cg(test, root);
+	const u64 half = 1ULL << 63;
+
+	rdmacg_test_set_bytes(test, cg, TEST_DEV_NAME " 9223372036854775808");
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_try_charge_mr_mem(cg, device, half - SZ_4K));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_try_charge_mr_mem(cg, device, SZ_8K));
+	KUNIT_EXPECT_EQ(test, half - SZ_4K, rdmacg_test_usage(cg, device, r));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_try_charge_mr_mem(cg, device, SZ_4K));
+	KUNIT_EXPECT_EQ(test, half, rdmacg_test_usage(cg, device, r));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_try_charge_mr_mem(cg, device, 1));
+	KUNIT_EXPECT_EQ(test, half, rdmacg_test_peak(cg, device, r));
+
+	/* Without a limit: U64_MAX - 10 held, 20 more must not wrap. */
+	rdmacg_test_set_bytes(test, cg, TEST_DEV_NAME " max");
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_try_charge_mr_mem(cg, device, half - 11));
+	KUNIT_EXPECT_EQ(test, U64_MAX - 10, rdmacg_test_usage(cg, device, r));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_try_charge_mr_mem(cg, device, 20));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_try_charge_mr_mem(cg, device, U64_MAX));
+	KUNIT_EXPECT_EQ(test, U64_MAX - 10, rdmacg_test_usage(cg, device, r));
+	KUNIT_EXPECT_EQ(test, U64_MAX - 10, rdmacg_test_peak(cg, device, r));
+	rdmacg_uncharge_mr_mem(cg, device, U64_MAX - 10);
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(cg, device, r));
+
+	/* A limit lowered below the usage refuses all until enough is back. */
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_try_charge_mr_mem(cg, device, SZ_8K));
+	rdmacg_test_set_bytes(test, cg, TEST_DEV_NAME " 4K");
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_try_charge_mr_mem(cg, device, 1));
+	rdmacg_uncharge_mr_mem(cg, device, SZ_8K);
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_try_charge_mr_mem(cg, device, SZ_4K));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_try_charge_mr_mem(cg, device, 0));
+	KUNIT_EXPECT_EQ(test, SZ_4K, rdmacg_test_usage(cg, device, r));
+	rdmacg_uncharge_mr_mem(cg, device, SZ_4K);
+	rdmacg_uncharge_mr_mem(cg, device, 0);
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(cg, device, r));
+	KUNIT_EXPECT_EQ(test, 5, rdmacg_test_event(cg, device, r, RDMACG_EV_MAX_LOCAL));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(cg, device, RDMACG_RESOURCE_HCA_OBJECT));
+}
+
+/*
+ * root - p (8K) - c - g: bytes charged at g count at every level; the
+ * charge that would pass p's limit is refused there and leaves no trace
+ * at c and g (usage, peak), and the events name p as the level that
+ * refused. The counts of rdma.max are not charged, and refuse nothing.
+ */
+static void rdmacg_test_mr_mem_hierarchy(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_MR_MEM;
+	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
+	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
+	struct rdma_cgroup *p = rdmacg_test_cg(test, root);
+	struct rdma_cgroup *c = rdmacg_test_cg(test, p);
+	struct rdma_cgroup *g = rdmacg_test_cg(test, c);
+
+	rdmacg_test_set_bytes(test, p, TEST_DEV_NAME " 8K");
+	rdmacg_test_set(test, g, TEST_DEV_NAME " hca_object=0");
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_try_charge_mr_mem(g, device, SZ_4K));
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_try_charge_mr_mem(c, device, SZ_2K));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_try_charge_mr_mem(g, device, SZ_4K));
+
+	KUNIT_EXPECT_EQ(test, SZ_4K, rdmacg_test_usage(g, device, r));
+	KUNIT_EXPECT_EQ(test, SZ_4K + SZ_2K, rdmacg_test_usage(c, device, r));
+	KUNIT_EXPECT_EQ(test, SZ_4K + SZ_2K, rdmacg_test_usage(p, device, r));
+	KUNIT_EXPECT_EQ(test, SZ_4K, rdmacg_test_peak(g, device, r));
+	KUNIT_EXPECT_EQ(test, SZ_4K + SZ_2K, rdmacg_test_peak(c, device, r));
+	KUNIT_EXPECT_EQ(test, SZ_4K + SZ_2K, rdmacg_test_peak(p, device, r));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_event(g, device, r, RDMACG_EV_FAIL_LOCAL));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_event(g, device, r, RDMACG_EV_MAX));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_event(c, device, r, RDMACG_EV_FAIL_LOCAL));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_event(c, device, r, RDMACG_EV_FAIL));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_event(p, device, r, RDMACG_EV_MAX_LOCAL));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_event(g, device,
+						   RDMACG_RESOURCE_HCA_OBJECT,
+						   RDMACG_EV_FAIL));
+
+	/* What fits exactly is taken; the next byte is not. */
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_try_charge_mr_mem(g, device, SZ_2K));
+	KUNIT_EXPECT_EQ(test, SZ_8K, rdmacg_test_usage(p, device, r));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_try_charge_mr_mem(g, device, 1));
+	rdmacg_uncharge_mr_mem(g, device, SZ_4K + SZ_2K);
+	rdmacg_uncharge_mr_mem(c, device, SZ_2K);
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(p, device, r));
+	KUNIT_EXPECT_EQ(test, SZ_8K, rdmacg_test_peak(p, device, r));
+	KUNIT_EXPECT_EQ(test, SZ_4K + SZ_2K, rdmacg_test_peak(g, device, r));
+}
+
+/*
+ * The rdma.mr_mem.* files: "DEV VALUE", "max" for no limit; a bad write
+ * changes nothing; rdma.max neither takes nor shows the bytes, so that its
+ * lines keep the three fields container runtimes parse.
+ */
+static void rdmacg_test_mr_mem_files(struct kunit *test)
+{
+	static const char *const bad[] = {
+		TEST_DEV_NAME " 0x10", TEST_DEV_NAME " -1", TEST_DEV_NAME,
+		TEST_DEV_NAME " 18446744073709551616", TEST_DEV_NAME " 1 2",
+	};
+	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
+	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
+	struct rdma_cgroup *cg = rdmacg_test_cg(test, root);
+	const char *mr_mem_max = TEST_DEV_NAME " mr_mem=1";
+	struct seq_file sf;
+	int i;
+
+	rdmacg_test_seq(test, &sf);
+	rdmacg_print_values(&sf, cg, RDMACG_FILE_MR_MEM | RDMACG_VAL_MAX);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, TEST_DEV_NAME " max\n"));
+
+	rdmacg_test_set_bytes(test, cg, TEST_DEV_NAME " 1M");
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test, -EINVAL,
+				    rdmacg_set_mr_mem_max(cg, bad[i], strlen(bad[i])),
+				    "writing \"%s\"", bad[i]);
+	KUNIT_EXPECT_EQ(test, -ENODEV, rdmacg_set_mr_mem_max(cg, "nosuchdev 1", 11));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			rdmacg_set_max(cg, mr_mem_max, strlen(mr_mem_max)));
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_try_charge_mr_mem(cg, device, 3 * SZ_4K));
+	rdmacg_uncharge_mr_mem(cg, device, SZ_4K);
+
+	rdmacg_test_seq(test, &sf);
+	rdmacg_print_values(&sf, cg, RDMACG_FILE_MR_MEM | RDMACG_VAL_MAX);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, TEST_DEV_NAME " 1048576\n"));
+	rdmacg_test_seq(test, &sf);
+	rdmacg_print_values(&sf, cg, RDMACG_FILE_MR_MEM | RDMACG_VAL_CURRENT);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, TEST_DEV_NAME " 8192\n"));
+	rdmacg_test_seq(test, &sf);
+	rdmacg_print_values(&sf, cg, RDMACG_FILE_MR_MEM | RDMACG_VAL_PEAK);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, TEST_DEV_NAME " 12288\n"));
+	rdmacg_test_seq(test, &sf);
+	rdmacg_print_values(&sf, cg, RDMACG_VAL_CURRENT);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, TEST_DEV_NAME
+					   " hca_handle=0 hca_object=0\n"));
+	KUNIT_EXPECT_NULL(test, strstr(sf.buf, "mr_mem"));
+	rdmacg_uncharge_mr_mem(cg, device, SZ_8K);
+}
+
 /*
  * root - a - b - c: the limit of 1 sits at c, b or a in turn. The second
  * charge from c must fail at that level and leave usage 1 everywhere, and
@@ -263,7 +492,7 @@ static void rdmacg_test_refusal_levels(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(lvl[2], device, r));
 		limited = NULL;
 		KUNIT_EXPECT_EQ(test, -EAGAIN,
-				rdmacg_charge(lvl[2], device, r, &limited));
+				rdmacg_charge(lvl[2], device, r, 1, &limited));
 		KUNIT_EXPECT_PTR_EQ(test, limited, lvl[at]);
 		rdmacg_count_refusal(lvl[2], limited, device, r);
 
@@ -350,7 +579,7 @@ static void rdmacg_test_limit_below_usage(struct kunit *test)
 	rdmacg_uncharge(cg, device, r);
 	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_charge(cg, device, r));
 	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_usage(cg, device, r));
-	KUNIT_EXPECT_EQ(test, 3, atomic_read(&rdmacg_test_res(cg, device, r)->peak));
+	KUNIT_EXPECT_EQ(test, 3, atomic64_read(&rdmacg_test_res(cg, device, r)->peak));
 	rdmacg_uncharge(cg, device, r);
 }
 
@@ -366,13 +595,13 @@ static void rdmacg_test_no_wrap(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(cg, device, r));
 	c = rdmacg_test_res(cg, device, r);
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	atomic_set(&c->usage, RDMACG_MAX - 1);
+	atomic64_set(&c->usage, RDMACG_MAX - 1);
 	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_charge(cg, device, r));
-	KUNIT_EXPECT_EQ(test, RDMACG_MAX, atomic_read(&c->usage));
+	KUNIT_EXPECT_EQ(test, RDMACG_MAX, atomic64_read(&c->usage));
 	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_test_charge(cg, device, r));
-	KUNIT_EXPECT_EQ(test, RDMACG_MAX, atomic_read(&c->usage));
-	KUNIT_EXPECT_EQ(test, RDMACG_MAX, atomic_read(&c->peak));
-	atomic_set(&c->usage, 0);
+	KUNIT_EXPECT_EQ(test, RDMACG_MAX, atomic64_read(&c->usage));
+	KUNIT_EXPECT_EQ(test, RDMACG_MAX, atomic64_read(&c->peak));
+	atomic64_set(&c->usage, 0);
 }
 
 static int rdmacg_test_count_pools(struct rdmacg_device *device)
@@ -582,7 +811,7 @@ static void rdmacg_test_file_format(struct kunit *test)
 	struct rdma_cgroup *cg = rdmacg_test_cg(test, root);
 	static const char *expect = TEST_DEV_NAME " hca_handle=max hca_object=max\n";
 	struct seq_file sf = { };
-	char events[128];
+	char events[160];
 	char *line;
 
 	sf.size = PAGE_SIZE;
@@ -615,7 +844,7 @@ static void rdmacg_test_file_format(struct kunit *test)
 	memset(sf.buf, 0, sf.size);
 	rdmacg_print_events(&sf, cg, true);
 	snprintf(events, sizeof(events),
-		 "%s hca_handle.max=%d hca_handle.alloc_fail=%d hca_object.max=%d hca_object.alloc_fail=%d\n",
+		 "%s hca_handle.max=%d hca_handle.alloc_fail=%d hca_object.max=%d hca_object.alloc_fail=%d mr_mem.max=0 mr_mem.alloc_fail=0\n",
 		 TEST_DEV_NAME, 0, 0, 1, 1);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, events));
 	KUNIT_EXPECT_NULL(test, strchr(sf.buf, '\t'));
@@ -753,7 +982,7 @@ static void rdmacg_test_concurrent(struct kunit *test)
 							   RDMACG_EV_MAX));
 	}
 	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(parent, dev, r));
-	KUNIT_EXPECT_LE(test, atomic_read(&rdmacg_test_res(parent, dev, r)->peak),
+	KUNIT_EXPECT_LE(test, atomic64_read(&rdmacg_test_res(parent, dev, r)->peak),
 			RDMACG_TEST_LIMIT);
 	/* Each round of each worker hits the limit at least once. */
 	KUNIT_EXPECT_GE(test, refused, RDMACG_TEST_WORKERS * RDMACG_TEST_ROUNDS);
@@ -822,7 +1051,7 @@ static void rdmacg_test_table_race(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(a, wdev[i], r));
 		/* one worker per device, holding up to a burst at a time */
 		KUNIT_EXPECT_EQ(test, RDMACG_TEST_BURST,
-				atomic_read(&rdmacg_test_res(a, wdev[i], r)->peak));
+				atomic64_read(&rdmacg_test_res(a, wdev[i], r)->peak));
 	}
 	for (i = 0; i < RDMACG_TEST_DEVICES; i++) {
 		KUNIT_ASSERT_NOT_NULL(test, rdmacg_test_res(c, more[i], r));
@@ -873,14 +1102,6 @@ static void rdmacg_test_unregister_race(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, 0, w[i].other);
 	}
 	KUNIT_EXPECT_GT(test, w[0].charged, 0);
-}
-
-static int rdmacg_test_peak(struct rdma_cgroup *cg, struct rdmacg_device *device,
-			    enum rdmacg_resource_type index)
-{
-	struct rdmacg_counter *c = rdmacg_test_res(cg, device, index);
-
-	return c ? atomic_read(&c->peak) : 0;
 }
 
 /*
@@ -1062,11 +1283,10 @@ struct rdmacg_test_charger {
 static int rdmacg_test_charger_fn(void *data)
 {
 	struct rdmacg_test_charger *w = data;
-
 	struct rdma_cgroup *limited;
 
 	while (!READ_ONCE(*w->stop)) {
-		if (!rdmacg_charge(w->cg, w->dev, RDMACG_RESOURCE_HCA_OBJECT,
+		if (!rdmacg_charge(w->cg, w->dev, RDMACG_RESOURCE_HCA_OBJECT, 1,
 				   &limited))
 			atomic_inc(w->held);
 		atomic_inc(&w->iterations);
@@ -1098,7 +1318,7 @@ static bool rdmacg_test_chargers_moved_on(struct rdmacg_test_charger *w, int n)
  * and over. Once rdmacg_set_max() has returned, no charge may keep a unit
  * taken afterwards: when the chargers have moved on, usage must not be
  * above what it was right after the write. This fails if a lowered limit
- * is not enforced; the narrow race that rdmacg_counter_try_inc() closes
+ * is not enforced; the narrow race that rdmacg_counter_try_add() closes
  * (a limit read just before its cmpxchg) it catches only by chance: with
  * the second read removed, 300 rounds on two vCPUs under TCG passed.
  */
@@ -1137,15 +1357,15 @@ static void rdmacg_test_lowered_limit(struct kunit *test)
 	/* No assertion may end the test while the chargers run. */
 	for (round = 0; started == 2 && round < RDMACG_TEST_LOWER_ROUNDS; round++) {
 		rdmacg_set_max(cg, raise, strlen(raise));
-		while (atomic_read(&c->usage) < 20)
+		while (atomic64_read(&c->usage) < 20)
 			cond_resched();
 		rdmacg_set_max(cg, lower, strlen(lower));
-		after = atomic_read(&c->usage);
+		after = atomic64_read(&c->usage);
 		if (!rdmacg_test_chargers_moved_on(w, started)) {
 			stuck++;
 			break;
 		}
-		final = atomic_read(&c->usage);
+		final = atomic64_read(&c->usage);
 		if (final > after)
 			late++;
 		for (i = 0; i < final; i++)
@@ -1160,10 +1380,10 @@ static void rdmacg_test_lowered_limit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, stuck);
 	KUNIT_EXPECT_EQ_MSG(test, 0, late,
 			    "rounds in which a charge kept a unit taken after the limit was lowered");
-	KUNIT_EXPECT_EQ(test, atomic_read(&held), atomic_read(&c->usage));
+	KUNIT_EXPECT_EQ(test, atomic_read(&held), atomic64_read(&c->usage));
 	while (atomic_dec_return(&held) >= 0)
 		rdmacg_uncharge(cg, dev, r);
-	KUNIT_EXPECT_EQ(test, 0, atomic_read(&c->usage));
+	KUNIT_EXPECT_EQ(test, 0, atomic64_read(&c->usage));
 }
 
 /*
@@ -1227,6 +1447,10 @@ static void rdmacg_test_refusal_attribution(struct kunit *test)
 static struct kunit_case rdmacg_test_cases[] = {
 	KUNIT_CASE(rdmacg_test_parse_table),
 	KUNIT_CASE(rdmacg_test_parse_bytes),
+	KUNIT_CASE(rdmacg_test_parse_size),
+	KUNIT_CASE(rdmacg_test_mr_mem_limits),
+	KUNIT_CASE(rdmacg_test_mr_mem_hierarchy),
+	KUNIT_CASE(rdmacg_test_mr_mem_files),
 	KUNIT_CASE(rdmacg_test_refusal_levels),
 	KUNIT_CASE(rdmacg_test_siblings),
 	KUNIT_CASE(rdmacg_test_limit_below_usage),

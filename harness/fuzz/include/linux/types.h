@@ -5,3 +5,4 @@
 #include <stdint.h>
 
 typedef uint32_t u32;
+typedef uint64_t u64;
