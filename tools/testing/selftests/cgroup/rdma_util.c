@@ -853,6 +853,32 @@ bool w_reg_mr(struct worker *w, uint64_t offset, uint64_t length, int err)
 	return false;
 }
 
+/*
+ * Checks that worker @w has @bytes pinned: VmPin in /proc/PID/status, the
+ * pages that ib_umem_get() added to its pinned_vm.
+ */
+bool expect_pinned(struct worker *w, uint64_t bytes)
+{
+	char path[64], buf[PAGE_SIZE], *p;
+	unsigned long long kb;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", w->pid);
+	if (read_text(path, buf, sizeof(buf)) <= 0) {
+		ksft_print_msg("cannot read %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	p = strstr(buf, "\nVmPin:");
+	if (!p || sscanf(p + 7, "%llu kB", &kb) != 1) {
+		ksft_print_msg("%s: no VmPin line\n", path);
+		return false;
+	}
+	if (kb * 1024 == bytes)
+		return true;
+	ksft_print_msg("worker %d: expected %llu bytes pinned, got %llu\n",
+		       w->pid, (unsigned long long)bytes, kb * 1024);
+	return false;
+}
+
 /* Shorthands for the common requests. */
 bool w_open(struct worker *w, int count, int done, int err)
 {

@@ -75,6 +75,7 @@ bool w_create(struct worker *w, int type, int count, int done, int err);
 bool w_destroy(struct worker *w, int index);
 bool w_close(struct worker *w, int index);
 bool w_reg_mr(struct worker *w, uint64_t offset, uint64_t length, int err);
+bool expect_pinned(struct worker *w, uint64_t bytes);
 
 /* The interface files, the line of rdma_dev in each. */
 bool expect_res(const char *cgroup, const char *file, long handle,

@@ -959,7 +959,8 @@ static int test_rdma_mr_mem_files(const char *root, struct rig *t)
  * An MR is charged its registered range rounded out to whole pages
  * (PAGE_ALIGN(start + length) - (start & PAGE_MASK)) and one hca_object,
  * to its cgroup and every ancestor, and gives back exactly that when it
- * is deregistered. Two MRs over the same pages are charged twice.
+ * is deregistered. Two MRs over the same pages are charged twice. The
+ * usage is what the driver pinned, as the worker's VmPin shows it.
  */
 static int test_rdma_mr_mem_charge(const char *root, struct rig *t)
 {
@@ -993,6 +994,7 @@ static int test_rdma_mr_mem_charge(const char *root, struct rig *t)
 		total += mrs[i].cost;
 		if (!w_reg_mr(w, mrs[i].offset, mrs[i].length, 0) ||
 		    !expect_mr_usage(c, total) || !expect_mr_usage(p, total) ||
+		    !expect_pinned(w, total) ||
 		    !expect_usage(c, 1, 2 + i) || !expect_usage(p, 1, 2 + i)) {
 			ksft_print_msg("after MR %d: %llu bytes at offset %llu\n",
 				       i, (unsigned long long)mrs[i].length,
@@ -1011,7 +1013,8 @@ static int test_rdma_mr_mem_charge(const char *root, struct rig *t)
 	for (i = ARRAY_SIZE(mrs) - 1; i >= 0; i--) {
 		total -= mrs[i].cost;
 		if (!w_destroy(w, -1) || !expect_mr_usage(c, total) ||
-		    !expect_mr_usage(p, total) || !expect_usage(c, 1, 1 + i)) {
+		    !expect_mr_usage(p, total) || !expect_pinned(w, total) ||
+		    !expect_usage(c, 1, 1 + i)) {
 			ksft_print_msg("after freeing MR %d\n", i);
 			return KSFT_FAIL;
 		}
@@ -1080,7 +1083,8 @@ static int test_rdma_mr_mem_bad_range(const char *root, struct rig *t)
 	    !w_reg_mr(w, (MR_BUF_PAGES - 1) * PAGE_SIZE, 2 * PAGE_SIZE,
 		      EFAULT) ||
 	    !w_reg_mr(w, MR_BUF_PAGES * PAGE_SIZE, 1, EFAULT) ||
-	    !expect_mr_usage(cg, PAGE_SIZE) || !expect_usage(cg, 1, 2))
+	    !expect_mr_usage(cg, PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
+	    !expect_pinned(w, PAGE_SIZE))
 		return KSFT_FAIL;
 
 	if (!expect_events(cg, "rdma.events", 0, 0, 0, 0, 0, 0) ||
