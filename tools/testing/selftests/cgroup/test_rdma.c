@@ -1103,9 +1103,10 @@ static int test_rdma_mr_mem_bad_range(const char *root, struct rig *t)
 
 /*
  * rdma.mr_mem.max: an MR that fits is registered, the next one that does
- * not fails with EAGAIN and leaves no trace (no bytes, no hca_object, no
- * peak) but the events; a limit lowered below the usage keeps the MRs
- * and refuses new ones until the usage is below it again.
+ * not fails with EAGAIN, before the driver sees it, and leaves no trace
+ * (no bytes, no hca_object, no peak, nothing pinned) but the events; a
+ * limit lowered below the usage keeps the MRs and refuses new ones until
+ * the usage is below it again.
  */
 static int test_rdma_mr_mem_limit(const char *root, struct rig *t)
 {
@@ -1139,13 +1140,24 @@ static int test_rdma_mr_mem_limit(const char *root, struct rig *t)
 	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 2, 2))
 		return KSFT_FAIL;
 
+	/*
+	 * The limit is checked before the driver pins anything: a range
+	 * that siw cannot pin (EFAULT) is refused by the limit first.
+	 */
+	if (!w_reg_mr(w, (MR_BUF_PAGES - 1) * PAGE_SIZE, 2 * PAGE_SIZE,
+		      EAGAIN) ||
+	    !expect_mr_usage(cg, 2 * PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
+	    !expect_pinned(w, 2 * PAGE_SIZE) ||
+	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 3, 3))
+		return KSFT_FAIL;
+
 	/* Below the usage: the MR stays, new ones are refused. */
 	if (set_mr_max(cg, "%d", PAGE_SIZE) ||
 	    !expect_mr_mem(cg, "rdma.mr_mem.max", PAGE_SIZE) ||
 	    !expect_mr_usage(cg, 2 * PAGE_SIZE) ||
 	    !w_reg_mr(w, 0, 1, EAGAIN) ||
 	    !expect_mr_usage(cg, 2 * PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
-	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 3, 3))
+	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 4, 4))
 		return KSFT_FAIL;
 
 	/* Freed: exactly the limit fits, and no more. */
@@ -1163,8 +1175,8 @@ static int test_rdma_mr_mem_limit(const char *root, struct rig *t)
 	    !w_reg_mr(w, 0, MR_BUF_PAGES * PAGE_SIZE, 0) ||
 	    !expect_mr_usage(cg, MR_BUF_PAGES * PAGE_SIZE) ||
 	    !expect_mr_mem(cg, "rdma.mr_mem.peak", MR_BUF_PAGES * PAGE_SIZE) ||
-	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 5, 5) ||
-	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 5, 5))
+	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 6, 6) ||
+	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 6, 6))
 		return KSFT_FAIL;
 	worker_stop(w);
 	if (!expect_mr_usage(cg, 0) || !expect_usage(cg, 0, 0))
