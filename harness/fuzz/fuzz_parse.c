@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check the rdma.max parser of kernel/cgroup/rdma_parse.c against the
- * reference model in model.c, on one input.
+ * Check the rdma.max and rdma.mr_mem.max parsers of
+ * kernel/cgroup/rdma_parse.c against the reference models in model.c, on
+ * one input.
  *
  * Built two ways by harness/fuzz/run.sh, both with ASan and UBSan, from the
  * kernel's parser source as it is (harness/fuzz/include stands in for the
@@ -79,6 +80,33 @@ static void disagree(const uint8_t *buf, size_t len, const char *why,
 	abort();
 }
 
+/* The rdma.mr_mem.max parser against its model on buf[0, len). */
+static void check_bytes(const uint8_t *buf, size_t len)
+{
+	struct rdmacg_bytes_req req;
+	struct model_bytes want;
+	int ret;
+
+	memset(&req, 0xa5, sizeof(req));
+	ret = rdmacg_parse_bytes((const char *)buf, len, &req);
+	model_parse_bytes(buf, len, &want);
+	if (ret == want.err && (ret ||
+	    (req.dev == (const char *)buf + want.dev_off &&
+	     req.dev_len == want.dev_len && req.value == want.value)))
+		return;
+	fprintf(stderr, "\nFUZZ: rdma.mr_mem.max parser disagrees with the model\n");
+	fprintf(stderr, "FUZZ: input (%zu bytes): \"", len);
+	put_escaped(stderr, buf, len);
+	fprintf(stderr, "\"\nFUZZ: parser: %d", ret);
+	if (!ret)
+		fprintf(stderr, " dev_off=%td dev_len=%zu value=%llu",
+			req.dev - (const char *)buf, req.dev_len,
+			(unsigned long long)req.value);
+	fprintf(stderr, "\nFUZZ: model:  %d dev_off=%zu dev_len=%zu value=%llu\n",
+		want.err, want.dev_off, want.dev_len, want.value);
+	abort();
+}
+
 /* Run both on buf[0, len); abort on any disagreement; the model's result in *out. */
 static void check_one(const uint8_t *buf, size_t len, struct model_result *out)
 {
@@ -86,6 +114,7 @@ static void check_one(const uint8_t *buf, size_t len, struct model_result *out)
 	struct model_result got = { 0 }, want;
 	int ret;
 
+	check_bytes(buf, len);
 	/* Poison what the parser must overwrite, to catch stale fields. */
 	memset(&req, 0xa5, sizeof(req));
 	ret = rdmacg_parse_max((const char *)buf, len, &req);

@@ -17,6 +17,11 @@
  *    -EINVAL; a KEY seen before -> -EINVAL; VALUE exactly "max" (2147483647)
  *    or one or more decimal digits (leading zeros allowed) worth at most
  *    2147483647, else -EINVAL.
+ *
+ * An rdma.mr_mem.max write is cut the same way and must have exactly two
+ * tokens, the device and the value: "max" (2^64 - 1), or one or more
+ * decimal digits, optionally followed by one of K, M, G, T in either case
+ * (times 2^10, 2^20, 2^30, 2^40), worth at most 2^64 - 1; else -EINVAL.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -151,4 +156,58 @@ out:
 		r->mask = 0;
 		r->value[0] = r->value[1] = 0;
 	}
+}
+
+/* Value of rdma.mr_mem.max spelled s[0, n) into *v; 0 if it is not valid. */
+static int bytes_of(const unsigned char *s, size_t n, unsigned long long *v)
+{
+	static const char units[] = "KMGT";
+	unsigned __int128 x = 0;
+	unsigned int shift = 0;
+	size_t i;
+
+	if (n == 3 && !memcmp(s, "max", 3)) {
+		*v = ~0ULL;
+		return 1;
+	}
+	for (i = 0; n > 0 && i < 4; i++)
+		if (s[n - 1] == units[i] || s[n - 1] == units[i] + 32) {
+			shift = 10 * (i + 1);
+			n--;
+			break;
+		}
+	if (n == 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (!(s[i] >= '0' && s[i] <= '9'))
+			return 0;
+		x = x * 10 + (s[i] - '0');
+		if (x > ~0ULL)		/* stays below 2^68: no wrap */
+			return 0;
+	}
+	x <<= shift;
+	if (x > ~0ULL)
+		return 0;
+	*v = (unsigned long long)x;
+	return 1;
+}
+
+void model_parse_bytes(const unsigned char *buf, size_t len,
+		       struct model_bytes *r)
+{
+	struct span *tok;
+	size_t ntok;
+
+	memset(r, 0, sizeof(*r));
+	while (len > 0 && is_trailing(buf[len - 1]))
+		len--;
+	ntok = tokenize(buf, len, &tok);
+	if (ntok != 2 || !bytes_of(buf + tok[1].off, tok[1].len, &r->value)) {
+		memset(r, 0, sizeof(*r));
+		r->err = -EINVAL;
+	} else {
+		r->dev_off = tok[0].off;
+		r->dev_len = tok[0].len;
+	}
+	free(tok);
 }

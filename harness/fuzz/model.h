@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Reference model of an rdma.max write, written from the contract and not
+ * Reference models of rdma.max and rdma.mr_mem.max writes, written from the contract and not
  * from the kernel's parser: see model.c.
  */
 #ifndef RDMACG_FUZZ_MODEL_H
@@ -20,5 +20,16 @@ struct model_result {
 };
 
 void model_parse(const unsigned char *buf, size_t len, struct model_result *r);
+
+/* The same for an rdma.mr_mem.max write: "DEV VALUE". */
+struct model_bytes {
+	int			err;	/* 0 or -EINVAL */
+	size_t			dev_off;
+	size_t			dev_len;
+	unsigned long long	value;
+};
+
+void model_parse_bytes(const unsigned char *buf, size_t len,
+		       struct model_bytes *r);
 
 #endif /* RDMACG_FUZZ_MODEL_H */

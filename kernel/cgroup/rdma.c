@@ -1019,7 +1019,7 @@ static void rdmacg_set_limit(struct rdmacg_pool *pool,
 			     enum rdmacg_resource_type type, u64 max)
 {
 	WRITE_ONCE(pool->res[type].max, max);
-	smp_mb();
+	smp_mb();	/* pairs with the cmpxchg of rdmacg_counter_try_add() */
 }
 
 /**
@@ -1156,12 +1156,14 @@ static void rdmacg_print_values(struct seq_file *seq, struct rdma_cgroup *cg,
 	list_for_each_entry(dev, &rdmacg_registry, dev_node) {
 		pool = rdmacg_pool_lookup_locked(cg, dev);
 		seq_puts(seq, dev->name);
-		if (private & RDMACG_FILE_MR_MEM)
+		if (private & RDMACG_FILE_MR_MEM) {
 			rdmacg_print_value(seq, pool, RDMACG_RESOURCE_MR_MEM,
 					   what, NULL);
-		for (i = 0; !(private & RDMACG_FILE_MR_MEM) &&
-			    i < RDMACG_NR_COUNTS; i++)
-			rdmacg_print_value(seq, pool, i, what, rdmacg_names[i]);
+		} else {
+			for (i = 0; i < RDMACG_NR_COUNTS; i++)
+				rdmacg_print_value(seq, pool, i, what,
+						   rdmacg_names[i]);
+		}
 		seq_putc(seq, '\n');
 	}
 	mutex_unlock(&rdmacg_registry_mutex);

@@ -162,7 +162,7 @@ check "rdma.current while held: deleg, deleg/sub, deleg/sub2" \
 	"$DEV hca_handle=2 hca_object=3|$DEV hca_handle=2 hca_object=3|$DEV hca_handle=0 hca_object=0" \
 	"$(current "$D")|$(current "$D/sub")|$(current "$D/sub2")"
 check "rdma.events.local: the limit hit was deleg's, the failing charges deleg/sub's" \
-	"$DEV hca_handle.max=1 hca_handle.alloc_fail=0 hca_object.max=1 hca_object.alloc_fail=0|$DEV hca_handle.max=0 hca_handle.alloc_fail=1 hca_object.max=0 hca_object.alloc_fail=1" \
+	"$DEV hca_handle.max=1 hca_handle.alloc_fail=0 hca_object.max=1 hca_object.alloc_fail=0 mr_mem.max=0 mr_mem.alloc_fail=0|$DEV hca_handle.max=0 hca_handle.alloc_fail=1 hca_object.max=0 hca_object.alloc_fail=1 mr_mem.max=0 mr_mem.alloc_fail=0" \
 	"$(grep "^$DEV " "$D/rdma.events.local")|$(grep "^$DEV " "$D/sub/rdma.events.local")"
 rm -f "$TMP/hold"
 wait

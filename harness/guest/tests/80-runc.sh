@@ -90,7 +90,7 @@ check "in the container: context, PD and CQ created; the 2nd context and the 3rd
 check "the container's rdma.current while it holds" \
 	"$DEV hca_handle=1 hca_object=2" "$(line "$CG/rdma.current")"
 check "the container's rdma.events: one context and one object refused by its limit" \
-	"$DEV hca_handle.max=1 hca_handle.alloc_fail=1 hca_object.max=1 hca_object.alloc_fail=1" \
+	"$DEV hca_handle.max=1 hca_handle.alloc_fail=1 hca_object.max=1 hca_object.alloc_fail=1 mr_mem.max=0 mr_mem.alloc_fail=0" \
 	"$(line "$CG/rdma.events")"
 
 # 6-8: what runc reads back.  `runc events --stats` reads rdma.current and

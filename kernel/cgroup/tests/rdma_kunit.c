@@ -58,6 +58,24 @@ static struct rdmacg_device *rdmacg_test_device(struct kunit *test,
 	return device;
 }
 
+/*
+ * Register a device named TEST_DEV_NAME and build @n cgroups below a new
+ * root, each the child of the one before: @cg[0] is the root's child.
+ */
+static struct rdmacg_device *rdmacg_test_chain(struct kunit *test,
+					       struct rdma_cgroup **cg, int n)
+{
+	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
+	struct rdma_cgroup *parent = rdmacg_test_cg(test, NULL);
+	int i;
+
+	for (i = 0; i < n; i++) {
+		cg[i] = rdmacg_test_cg(test, parent);
+		parent = cg[i];
+	}
+	return device;
+}
+
 /* The pool of @cg for @device, or NULL. */
 static struct rdmacg_pool *rdmacg_test_pool(struct rdma_cgroup *cg,
 					    struct rdmacg_device *device)
@@ -214,9 +232,8 @@ static const struct rdmacg_parse_case rdmacg_parse_cases[] = {
 /* Every case of the table, applied to a cgroup, with the limits afterwards. */
 static void rdmacg_test_parse_table(struct kunit *test)
 {
-	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
-	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
-	struct rdma_cgroup *cg = rdmacg_test_cg(test, root);
+	struct rdma_cgroup *cg;
+	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, 1);
 	const struct rdmacg_parse_case *t;
 	struct rdmacg_pool *pool;
 	int i, ret;
@@ -275,7 +292,7 @@ struct rdmacg_bytes_case {
 static const struct rdmacg_bytes_case rdmacg_bytes_cases[] = {
 	{ "d 0", 0, 0 },
 	{ "d 4096\n", 0, 4096 },
-	{ " \td\t 8k \n", 0, 8192 },
+	{ " \td\t 8k\t\n", 0, 8192 },
 	{ "d 1K", 0, SZ_1K },
 	{ "d 2m", 0, 2 * SZ_1M },
 	{ "d 2M", 0, 2 * SZ_1M },
@@ -333,9 +350,8 @@ static void rdmacg_test_parse_size(struct kunit *test)
 static void rdmacg_test_mr_mem_limits(struct kunit *test)
 {
 	const enum rdmacg_resource_type r = RDMACG_RESOURCE_MR_MEM;
-	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
-	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
-	struct rdma_cgroup *cg = rdmacg_test_cg(test, root);
+	struct rdma_cgroup *cg;
+	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, 1);
 	const u64 half = 1ULL << 63;
 
 	rdmacg_test_set_bytes(test, cg, TEST_DEV_NAME " 9223372036854775808");
@@ -431,9 +447,8 @@ static void rdmacg_test_mr_mem_files(struct kunit *test)
 		TEST_DEV_NAME " 0x10", TEST_DEV_NAME " -1", TEST_DEV_NAME,
 		TEST_DEV_NAME " 18446744073709551616", TEST_DEV_NAME " 1 2",
 	};
-	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
-	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
-	struct rdma_cgroup *cg = rdmacg_test_cg(test, root);
+	struct rdma_cgroup *cg;
+	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, 1);
 	const char *mr_mem_max = TEST_DEV_NAME " mr_mem=1";
 	struct seq_file sf;
 	int i;
@@ -562,9 +577,8 @@ static void rdmacg_test_siblings(struct kunit *test)
 static void rdmacg_test_limit_below_usage(struct kunit *test)
 {
 	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
-	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
-	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
-	struct rdma_cgroup *cg = rdmacg_test_cg(test, root);
+	struct rdma_cgroup *cg;
+	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, 1);
 	int i;
 
 	for (i = 0; i < 3; i++)
@@ -587,9 +601,8 @@ static void rdmacg_test_limit_below_usage(struct kunit *test)
 static void rdmacg_test_no_wrap(struct kunit *test)
 {
 	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
-	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
-	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
-	struct rdma_cgroup *cg = rdmacg_test_cg(test, root);
+	struct rdma_cgroup *cg;
+	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, 1);
 	struct rdmacg_counter *c;
 
 	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(cg, device, r));
@@ -806,9 +819,8 @@ static void rdmacg_test_unregister_outstanding(struct kunit *test)
 /* The files' text: one line per device, single spaces, no trailing blank. */
 static void rdmacg_test_file_format(struct kunit *test)
 {
-	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
-	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
-	struct rdma_cgroup *cg = rdmacg_test_cg(test, root);
+	struct rdma_cgroup *cg;
+	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, 1);
 	static const char *expect = TEST_DEV_NAME " hca_handle=max hca_object=max\n";
 	struct seq_file sf = { };
 	char events[160];
@@ -1201,9 +1213,8 @@ static void rdmacg_test_unaccounted(struct kunit *test)
 static void rdmacg_test_never_registered(struct kunit *test)
 {
 	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
-	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
-	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
-	struct rdma_cgroup *cg = rdmacg_test_cg(test, root);
+	struct rdma_cgroup *cg;
+	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, 1);
 	struct rdmacg_device *zeroed;
 
 	zeroed = kunit_kzalloc(test, sizeof(*zeroed), GFP_KERNEL);
