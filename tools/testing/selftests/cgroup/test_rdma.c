@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
 #include <linux/limits.h>
 #include <poll.h>
@@ -1104,14 +1105,16 @@ static int test_rdma_mr_mem_bad_range(const char *root, struct rig *t)
 /*
  * rdma.mr_mem.max: an MR that fits is registered, the next one that does
  * not fails with EAGAIN, before the driver sees it, and leaves no trace
- * (no bytes, no hca_object, no peak, nothing pinned) but the events; a
- * limit lowered below the usage keeps the MRs and refuses new ones until
- * the usage is below it again.
+ * (no bytes, no hca_object, no peak, nothing pinned) but the events,
+ * which poll() sees; a limit lowered below the usage keeps the MRs and
+ * refuses new ones until the usage is below it again.
  */
 static int test_rdma_mr_mem_limit(const char *root, struct rig *t)
 {
+	struct pollfd pfd = { .events = POLLPRI };
 	struct worker *w = t->w;
-	char *cg;
+	int ret = KSFT_FAIL;
+	char *cg, *ev;
 
 	if (no_mr_mem())
 		return KSFT_SKIP;
@@ -1122,9 +1125,19 @@ static int test_rdma_mr_mem_limit(const char *root, struct rig *t)
 	    !w_create(w, OBJ_PD, 1, 1, 0))
 		return KSFT_FAIL;
 
+	ev = cg_control(cg, "rdma.events");
+	pfd.fd = open(ev, O_RDONLY | O_CLOEXEC);
+	if (pfd.fd < 0 || reread(pfd.fd)) {
+		ksft_print_msg("cannot read %s: %s\n", ev, strerror(errno));
+		goto out;
+	}
 	if (!w_reg_mr(w, 0, 2 * PAGE_SIZE, 0) ||
 	    !expect_mr_usage(cg, 2 * PAGE_SIZE) || !expect_usage(cg, 1, 2))
-		return KSFT_FAIL;
+		goto out;
+	if (pending_pri(pfd.fd)) {
+		ksft_print_msg("%s: POLLPRI after a successful charge\n", ev);
+		goto out;
+	}
 
 	/* Full: refused, and nothing of the refused MR stays. */
 	if (!w_reg_mr(w, 0, PAGE_SIZE, EAGAIN) ||
@@ -1132,13 +1145,19 @@ static int test_rdma_mr_mem_limit(const char *root, struct rig *t)
 	    !expect_mr_mem(cg, "rdma.mr_mem.peak", 2 * PAGE_SIZE) ||
 	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 1, 1) ||
 	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 1, 1))
-		return KSFT_FAIL;
+		goto out;
+	/* The refusal is notified like those of the other resources. */
+	if (poll(&pfd, 1, WAIT_MS) != 1 || !(pfd.revents & POLLPRI)) {
+		ksft_print_msg("%s: no POLLPRI within %d ms of a refusal\n", ev,
+			       WAIT_MS);
+		goto out;
+	}
 
 	/* One byte more is a page more. */
 	if (!w_reg_mr(w, 100, 1, EAGAIN) ||
 	    !expect_mr_usage(cg, 2 * PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
 	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 2, 2))
-		return KSFT_FAIL;
+		goto out;
 
 	/*
 	 * The limit is checked before the driver pins anything: a range
@@ -1149,7 +1168,7 @@ static int test_rdma_mr_mem_limit(const char *root, struct rig *t)
 	    !expect_mr_usage(cg, 2 * PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
 	    !expect_pinned(w, 2 * PAGE_SIZE) ||
 	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 3, 3))
-		return KSFT_FAIL;
+		goto out;
 
 	/* Below the usage: the MR stays, new ones are refused. */
 	if (set_mr_max(cg, "%d", PAGE_SIZE) ||
@@ -1158,7 +1177,7 @@ static int test_rdma_mr_mem_limit(const char *root, struct rig *t)
 	    !w_reg_mr(w, 0, 1, EAGAIN) ||
 	    !expect_mr_usage(cg, 2 * PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
 	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 4, 4))
-		return KSFT_FAIL;
+		goto out;
 
 	/* Freed: exactly the limit fits, and no more. */
 	if (!w_destroy(w, -1) || !expect_mr_usage(cg, 0) ||
@@ -1166,7 +1185,7 @@ static int test_rdma_mr_mem_limit(const char *root, struct rig *t)
 	    !expect_mr_usage(cg, PAGE_SIZE) || !w_reg_mr(w, 0, 1, EAGAIN) ||
 	    !expect_mr_usage(cg, PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
 	    !expect_mr_mem(cg, "rdma.mr_mem.peak", 2 * PAGE_SIZE))
-		return KSFT_FAIL;
+		goto out;
 
 	/* A limit of 0 refuses any MR; "max" lets the biggest through. */
 	if (!w_destroy(w, -1) || set_mr_max(cg, "0") ||
@@ -1177,11 +1196,16 @@ static int test_rdma_mr_mem_limit(const char *root, struct rig *t)
 	    !expect_mr_mem(cg, "rdma.mr_mem.peak", MR_BUF_PAGES * PAGE_SIZE) ||
 	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 6, 6) ||
 	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 6, 6))
-		return KSFT_FAIL;
+		goto out;
 	worker_stop(w);
 	if (!expect_mr_usage(cg, 0) || !expect_usage(cg, 0, 0))
-		return KSFT_FAIL;
-	return KSFT_PASS;
+		goto out;
+	ret = KSFT_PASS;
+out:
+	if (pfd.fd >= 0)
+		close(pfd.fd);
+	free(ev);
+	return ret;
 }
 
 /*
