@@ -70,15 +70,16 @@ enum rdmacg_event {
  * @usage: units (bytes for %RDMACG_RESOURCE_MR_MEM) held by the cgroup and
  *	its descendants, as a u64; changed only by atomic operations, and
  *	never above @max by a charge
- * @max: limit, rdmacg_unlimited() for none; written with WRITE_ONCE()
- *	under rdmacg_registry_mutex, read with READ_ONCE() by charges, twice
- *	(see rdmacg_counter_try_add())
+ * @max: limit, as a u64, rdmacg_unlimited() for none; set under
+ *	rdmacg_registry_mutex, read locklessly by charges, twice (see
+ *	rdmacg_counter_try_add()); an atomic64_t so that a 32-bit reader
+ *	never sees half of a new limit
  * @peak: highest @usage seen, as a u64; raised with cmpxchg only once a
  *	charge has succeeded at every level (see rdmacg_counter_raise_peak())
  */
 struct rdmacg_counter {
 	atomic64_t	usage;
-	u64		max;
+	atomic64_t	max;
 	atomic64_t	peak;
 };
 
@@ -217,11 +218,11 @@ static u64 rdmacg_counter_try_add(struct rdmacg_counter *c, u64 amount)
 	s64 usage = atomic64_read(&c->usage);
 
 	do {
-		if (!rdmacg_fits(usage, amount, READ_ONCE(c->max)))
+		if (!rdmacg_fits(usage, amount, (u64)atomic64_read(&c->max)))
 			return 0;
 	} while (!atomic64_try_cmpxchg(&c->usage, &usage, usage + amount));
 
-	if (unlikely(!rdmacg_fits(usage, amount, READ_ONCE(c->max)))) {
+	if (unlikely(!rdmacg_fits(usage, amount, (u64)atomic64_read(&c->max)))) {
 		atomic64_sub(amount, &c->usage);
 		return 0;
 	}
@@ -437,7 +438,7 @@ static struct rdmacg_pool *rdmacg_pool_add(struct rdma_cgroup *cg,
 	pool->parent = parent;
 	pool->cg = cg;
 	for (type = 0; type < RDMACG_RESOURCE_MAX; type++)
-		pool->res[type].max = rdmacg_unlimited(type);
+		atomic64_set(&pool->res[type].max, rdmacg_unlimited(type));
 
 	if (rdmacg_table_store(cg, dev->id, pool)) {
 		kfree(pool);
@@ -551,7 +552,7 @@ static struct rdmacg_events *rdmacg_events_ensure(struct rdma_cgroup *cg,
  *
  * Peaks are raised with the usage each level's cmpxchg produced, recorded
  * for the first %RDMACG_PEAK_LEVELS levels; higher levels read their usage
- * again, which may miss a unit given back meanwhile by a concurrent
+ * again, which may miss an amount given back meanwhile by a concurrent
  * uncharge.
  *
  * Context: Process context; may sleep to create missing pools.
@@ -834,9 +835,12 @@ EXPORT_SYMBOL(rdmacg_uncharge);
  * within the one that holds it, and must be returned before that one is.
  * A charge may be grown or shrunk by charging or uncharging more bytes.
  *
- * Context: Process context; may sleep the first time @cg charges @dev.
+ * Context: Process context; may sleep the first time @cg charges @dev, and
+ * to count a refusal.
  * Return: 0 on success; -EAGAIN if the cgroup or an ancestor would exceed
- * its limit; -ENOMEM; -ENODEV if @dev is not registered.
+ * its limit (the refusal is counted in the events of @cg and the level
+ * that refused, whichever task asked); -ENOMEM; -ENODEV if @dev is not
+ * registered.
  */
 int rdmacg_try_charge_mr_mem(struct rdma_cgroup *cg,
 			     struct rdmacg_device *dev, u64 bytes)
@@ -924,7 +928,7 @@ EXPORT_SYMBOL(rdmacg_register_device);
  * Frees every cgroup's pool for @dev, limits and counters included. The
  * caller should have released all charges first; a charge still
  * outstanding is forgotten and its later uncharge only drops the cgroup
- * reference. It waits for one RCU grace period, for the lockless charges
+ * reference, if it holds one. It waits for one RCU grace period, for the lockless charges
  * and uncharges that saw @dev alive. The caller must still make sure that
  * no call on @dev is running or can start once this returns (the RDMA core
  * closes every uverbs file of a device first), since the struct may then
@@ -1018,7 +1022,7 @@ static struct rdmacg_pool *rdmacg_pool_to_limit(struct rdma_cgroup *cg,
 static void rdmacg_set_limit(struct rdmacg_pool *pool,
 			     enum rdmacg_resource_type type, u64 max)
 {
-	WRITE_ONCE(pool->res[type].max, max);
+	atomic64_set(&pool->res[type].max, max);
 	smp_mb();	/* pairs with the cmpxchg of rdmacg_counter_try_add() */
 }
 
@@ -1111,7 +1115,7 @@ static u64 rdmacg_counter_value(struct rdmacg_counter *c,
 {
 	switch (what) {
 	case RDMACG_VAL_MAX:
-		return READ_ONCE(c->max);
+		return (u64)atomic64_read(&c->max);
 	case RDMACG_VAL_CURRENT:
 		return atomic64_read(&c->usage);
 	default:

@@ -65,7 +65,9 @@ EXPORT_SYMBOL(ib_rdmacg_try_charge);
  * The memory an MR's object holds (see ib_rdmacg_set_mr_mem()) is returned
  * with the object, its %RDMACG_RESOURCE_HCA_OBJECT: on destruction, abort,
  * release of the uverbs file and removal of the device alike, and only
- * once, since the object is returned only once.
+ * once, since the object is returned only once. An object whose driver
+ * fails to destroy it (%RDMA_REMOVE_DRIVER_FAILURE) keeps both, as it
+ * keeps its pages, until the device is unregistered.
  *
  * Context: Any context that may take an RCU read lock.
  */
@@ -95,7 +97,8 @@ EXPORT_SYMBOL(ib_rdmacg_uncharge);
  * nothing) costs 0.
  *
  * Context: Any context.
- * Return: 0, or -EINVAL if the range wraps around the address space.
+ * Return: 0, or -EINVAL if the range wraps around the address space or
+ * spans more pages than an MR can pin.
  */
 int ib_rdmacg_mr_bytes(u64 start, u64 length, int access_flags, u64 *bytes)
 {
@@ -110,6 +113,15 @@ int ib_rdmacg_mr_bytes(u64 start, u64 length, int access_flags, u64 *bytes)
 	    ALIGN(end, PAGE_SIZE) < end)
 		return -EINVAL;
 	*bytes = ALIGN(end, PAGE_SIZE) - ALIGN_DOWN(start, PAGE_SIZE);
+	/*
+	 * No MR can pin more pages than ib_umem_get() counts in an unsigned
+	 * int. Refusing larger ranges here keeps a request that is bound to
+	 * fail from holding, until the driver refuses it, a charge so large
+	 * that it would crowd out the other cgroups below an ancestor
+	 * without a limit.
+	 */
+	if (*bytes > (u64)UINT_MAX << PAGE_SHIFT)
+		return -EINVAL;
 	return 0;
 }
 EXPORT_SYMBOL(ib_rdmacg_mr_bytes);

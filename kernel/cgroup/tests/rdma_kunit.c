@@ -125,6 +125,15 @@ static u64 rdmacg_test_usage(struct rdma_cgroup *cg,
 	return c ? atomic64_read(&c->usage) : 0;
 }
 
+/* The limit of @cg for @device, or 0 without a pool: a check then fails. */
+static u64 rdmacg_test_max(struct rdma_cgroup *cg, struct rdmacg_device *device,
+			   enum rdmacg_resource_type index)
+{
+	struct rdmacg_counter *c = rdmacg_test_res(cg, device, index);
+
+	return c ? atomic64_read(&c->max) : 0;
+}
+
 static u64 rdmacg_test_peak(struct rdma_cgroup *cg, struct rdmacg_device *device,
 			    enum rdmacg_resource_type index)
 {
@@ -245,9 +254,9 @@ static void rdmacg_test_parse_table(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, ret, t->ret, "case %d \"%s\"", i, t->input);
 		pool = rdmacg_test_pool(cg, device);
 		KUNIT_ASSERT_NOT_NULL(test, pool);
-		KUNIT_EXPECT_EQ_MSG(test, pool->res[RDMACG_RESOURCE_HCA_HANDLE].max,
+		KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&pool->res[RDMACG_RESOURCE_HCA_HANDLE].max),
 				    t->handle, "case %d \"%s\"", i, t->input);
-		KUNIT_EXPECT_EQ_MSG(test, pool->res[RDMACG_RESOURCE_HCA_OBJECT].max,
+		KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&pool->res[RDMACG_RESOURCE_HCA_OBJECT].max),
 				    t->object, "case %d \"%s\"", i, t->input);
 	}
 	KUNIT_EXPECT_GE(test, ARRAY_SIZE(rdmacg_parse_cases), 40);
@@ -750,10 +759,10 @@ static void rdmacg_test_pool_tree(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, i == 0 || i % 2, rdmacg_test_usage(c, dev[i], r),
 				    "device %d", i);
 	}
-	KUNIT_EXPECT_EQ(test, 5, rdmacg_test_res(c, dev[0], r)->max);
-	KUNIT_EXPECT_EQ(test, 4, rdmacg_test_res(c, dev[0],
-						 RDMACG_RESOURCE_HCA_HANDLE)->max);
-	KUNIT_EXPECT_EQ(test, 3, rdmacg_test_res(c, dev[2], r)->max);
+	KUNIT_EXPECT_EQ(test, 5, rdmacg_test_max(c, dev[0], r));
+	KUNIT_EXPECT_EQ(test, 4, rdmacg_test_max(c, dev[0],
+						 RDMACG_RESOURCE_HCA_HANDLE));
+	KUNIT_EXPECT_EQ(test, 3, rdmacg_test_max(c, dev[2], r));
 
 	for (i = 0; i < RDMACG_TEST_DEVICES; i++)
 		if (i == 0 || i % 2)
@@ -802,7 +811,7 @@ static void rdmacg_test_unregister_outstanding(struct kunit *test)
 	rdmacg_uncharge(b, old, r);
 	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_usage(b, new, r));
 	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_usage(a, new, r));
-	KUNIT_EXPECT_EQ(test, RDMACG_MAX, rdmacg_test_res(a, new, r)->max);
+	KUNIT_EXPECT_EQ(test, RDMACG_MAX, rdmacg_test_max(a, new, r));
 	rdmacg_uncharge(b, new, r);
 	rdmacg_unregister_device(new);
 
@@ -810,7 +819,7 @@ static void rdmacg_test_unregister_outstanding(struct kunit *test)
 	rdmacg_register_device(old);
 	KUNIT_ASSERT_EQ(test, old->state, RDMACG_DEV_ACCOUNTED);
 	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_charge(b, old, r));
-	KUNIT_EXPECT_EQ(test, RDMACG_MAX, rdmacg_test_res(a, old, r)->max);
+	KUNIT_EXPECT_EQ(test, RDMACG_MAX, rdmacg_test_max(a, old, r));
 	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_usage(a, old, r));
 	rdmacg_uncharge(b, old, r);
 	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(a, old, r));
@@ -1067,7 +1076,7 @@ static void rdmacg_test_table_race(struct kunit *test)
 	}
 	for (i = 0; i < RDMACG_TEST_DEVICES; i++) {
 		KUNIT_ASSERT_NOT_NULL(test, rdmacg_test_res(c, more[i], r));
-		KUNIT_EXPECT_EQ(test, i + 1, rdmacg_test_res(c, more[i], r)->max);
+		KUNIT_EXPECT_EQ(test, i + 1, rdmacg_test_max(c, more[i], r));
 		KUNIT_ASSERT_NOT_NULL(test, rdmacg_test_pool(c, more[i]));
 		KUNIT_EXPECT_PTR_EQ(test, rdmacg_test_pool(a, more[i]),
 				    rdmacg_test_pool(c, more[i])->parent);

@@ -45,6 +45,8 @@
 
 char rdma_dev[64];
 char uverbs_path[PATH_MAX];
+char *mr_buf;
+bool have_mr_mem;
 
 /*
  * In a freshly forked child: close every inherited descriptor except stdio,
@@ -387,29 +389,25 @@ static int uv_create_cq(int fd, uint32_t *handle)
 	return ret;
 }
 
-static int uv_reg_mr(int fd, uint32_t pd, uint32_t *handle)
+/*
+ * Registers @length bytes at @offset into @buf as an MR of PD @pd, at the
+ * same I/O virtual address. The sum is not checked here, so that a test
+ * can ask for ranges that overflow.
+ */
+static int uv_reg_mr(int fd, uint32_t pd, const void *buf, uint64_t offset,
+		     uint64_t length, uint32_t *handle)
 {
-	static void *mr_buf = MAP_FAILED;
 	uint64_t resp[16] = {};
 	struct ib_uverbs_reg_mr_resp *r = (void *)resp;
 	struct ib_uverbs_reg_mr cmd = {
 		.response = (uintptr_t)resp,
-		.length = PAGE_SIZE,
+		.start = (uintptr_t)buf + offset,
+		.hca_va = (uintptr_t)buf + offset,
+		.length = length,
 		.pd_handle = pd,
 	};
 	struct siw_ureq_reg_mr drv = {};
 	int ret;
-
-	/* One page, populated, registered as often as needed. */
-	if (mr_buf == MAP_FAILED) {
-		mr_buf = mmap(NULL, PAGE_SIZE, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (mr_buf == MAP_FAILED)
-			return -errno;
-		memset(mr_buf, 0x5a, PAGE_SIZE);
-	}
-	cmd.start = (uintptr_t)mr_buf;
-	cmd.hca_va = (uintptr_t)mr_buf;
 
 	ret = uv_cmd(fd, IB_USER_VERBS_CMD_REG_MR, &cmd, sizeof(cmd),
 		     &drv, sizeof(drv), sizeof(resp));
@@ -499,6 +497,8 @@ struct wreq {
 	int count;	/* W_OPEN, W_CREATE: how many */
 	int index;	/* W_CLOSE, W_DESTROY: which one, -1 for the newest */
 	int delay_ms;	/* wait this long before acting */
+	uint64_t offset;	/* W_CREATE of an MR: where in mr_buf */
+	uint64_t length;	/* and how many bytes */
 };
 
 struct wctx {
@@ -577,7 +577,7 @@ static int w_close_one(int index)
 	return 0;
 }
 
-static int w_create_one(enum obj_type type)
+static int w_create_one(enum obj_type type, uint64_t offset, uint64_t length)
 {
 	int ctx = newest_ctx(), pd, cq, ret, fd;
 	struct wobj *o;
@@ -597,7 +597,8 @@ static int w_create_one(enum obj_type type)
 		pd = newest_obj(ctx, OBJ_PD);
 		if (pd < 0)
 			return -ENOENT;
-		ret = uv_reg_mr(fd, wobj[pd].handle, &o->handle);
+		ret = uv_reg_mr(fd, wobj[pd].handle, mr_buf, offset, length,
+				&o->handle);
 		break;
 	case OBJ_QP:
 		pd = newest_obj(ctx, OBJ_PD);
@@ -649,6 +650,8 @@ static void worker_main(int req_fd, int res_fd)
 	struct wreq req;
 	struct wres res;
 
+	/* Pages of its own, written once: see mr_buf_map(). */
+	memset(mr_buf, 0x5a, MR_BUF_PAGES * PAGE_SIZE);
 	while (read(req_fd, &req, sizeof(req)) == sizeof(req)) {
 		int i, n = req.count ? req.count : 1, ret = 0;
 
@@ -663,7 +666,8 @@ static void worker_main(int req_fd, int res_fd)
 				ret = w_close_one(req.index);
 				break;
 			case W_CREATE:
-				ret = w_create_one(req.type);
+				ret = w_create_one(req.type, req.offset,
+						   req.length);
 				break;
 			case W_DESTROY:
 				ret = w_destroy_one(req.index);
@@ -694,12 +698,42 @@ int worker_move(struct worker *w, const char *cgroup)
 	return 0;
 }
 
+/*
+ * Maps mr_buf in the test process, so that every worker has it at the same
+ * address and the test can compute ranges in it: MR_BUF_PAGES pages, then
+ * one page without access. A worker writes its copy before it registers
+ * anything, because a never-touched page would be the shared zero page.
+ */
+static int mr_buf_map(void)
+{
+	size_t len = (MR_BUF_PAGES + 1) * PAGE_SIZE;
+	char *buf;
+
+	if (mr_buf)
+		return 0;
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED) {
+		ksft_print_msg("mmap: %s\n", strerror(errno));
+		return -1;
+	}
+	if (mprotect(buf + MR_BUF_PAGES * PAGE_SIZE, PAGE_SIZE, PROT_NONE)) {
+		ksft_print_msg("mprotect: %s\n", strerror(errno));
+		munmap(buf, len);
+		return -1;
+	}
+	mr_buf = buf;
+	return 0;
+}
+
 /* Forks a worker and moves it into @cgroup; returns 0 or -1. */
 int worker_start(struct worker *w, const char *cgroup)
 {
 	int req[2], res[2];
 
 	w->pid = -1;
+	if (mr_buf_map())
+		return -1;
 	if (pipe2(req, O_CLOEXEC)) {
 		ksft_print_msg("pipe2: %s\n", strerror(errno));
 		return -1;
@@ -740,20 +774,26 @@ void worker_stop(struct worker *w)
 	w->pid = -1;
 }
 
-int worker_send(struct worker *w, int op, int type, int count, int index,
-		int delay_ms)
+static int worker_send_req(struct worker *w, const struct wreq *req)
 {
-	struct wreq req = {
-		.op = op, .type = type, .count = count, .index = index,
-		.delay_ms = delay_ms,
-	};
-
-	if (write(w->req_fd, &req, sizeof(req)) != sizeof(req)) {
+	if (write(w->req_fd, req, sizeof(*req)) != sizeof(*req)) {
 		ksft_print_msg("worker %d: cannot send a request: %s\n", w->pid,
 			       strerror(errno));
 		return -1;
 	}
 	return 0;
+}
+
+/* Sends a request; an MR it creates is the first page of mr_buf. */
+int worker_send(struct worker *w, int op, int type, int count, int index,
+		int delay_ms)
+{
+	struct wreq req = {
+		.op = op, .type = type, .count = count, .index = index,
+		.delay_ms = delay_ms, .offset = 0, .length = PAGE_SIZE,
+	};
+
+	return worker_send_req(w, &req);
 }
 
 int worker_recv(struct worker *w, struct wres *res)
@@ -785,6 +825,57 @@ bool wdo(struct worker *w, int op, int type, int count, int index, int done,
 		       w->pid, wop_names[op], op == W_CREATE ? obj_names[type] : "",
 		       count, done, err ? strerror(err) : "no error", res.done,
 		       res.err ? strerror(res.err) : "no error");
+	return false;
+}
+
+/*
+ * Asks @w to register an MR of @length bytes at @offset into mr_buf, with
+ * the newest PD of its newest context, and checks that it fails with @err
+ * or succeeds if @err is 0.
+ */
+bool w_reg_mr(struct worker *w, uint64_t offset, uint64_t length, int err)
+{
+	struct wreq req = {
+		.op = W_CREATE, .type = OBJ_MR, .count = 1,
+		.offset = offset, .length = length,
+	};
+	struct wres res;
+
+	if (worker_send_req(w, &req) || worker_recv(w, &res))
+		return false;
+	if (res.done == !err && res.err == err)
+		return true;
+	ksft_print_msg("worker %d: MR of %llu bytes at offset %llu: expected %s, got %s\n",
+		       w->pid, (unsigned long long)length,
+		       (unsigned long long)offset,
+		       err ? strerror(err) : "success",
+		       res.err ? strerror(res.err) : "success");
+	return false;
+}
+
+/*
+ * Checks that worker @w has @bytes pinned: VmPin in /proc/PID/status, the
+ * pages that ib_umem_get() added to its pinned_vm.
+ */
+bool expect_pinned(struct worker *w, uint64_t bytes)
+{
+	char path[64], buf[PAGE_SIZE], *p;
+	unsigned long long kb;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", w->pid);
+	if (read_text(path, buf, sizeof(buf)) <= 0) {
+		ksft_print_msg("cannot read %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	p = strstr(buf, "\nVmPin:");
+	if (!p || sscanf(p + 7, "%llu kB", &kb) != 1) {
+		ksft_print_msg("%s: no VmPin line\n", path);
+		return false;
+	}
+	if (kb * 1024 == bytes)
+		return true;
+	ksft_print_msg("worker %d: expected %llu bytes pinned, got %llu\n",
+		       w->pid, (unsigned long long)bytes, kb * 1024);
 	return false;
 }
 
@@ -884,13 +975,36 @@ bool expect_usage(const char *cgroup, long handle, long object)
 	return expect_res(cgroup, "rdma.current", handle, object);
 }
 
-/* Checks a line of rdma.events or rdma.events.local. */
+/*
+ * Checks a line of rdma.events or rdma.events.local; a kernel without
+ * mr_mem has only the hca_* keys.
+ */
 bool expect_events(const char *cgroup, const char *file, long h_max,
-		   long h_fail, long o_max, long o_fail)
+		   long h_fail, long o_max, long o_fail, long m_max,
+		   long m_fail)
 {
+	if (!have_mr_mem)
+		return expect_line(cgroup, file,
+				   "%s hca_handle.max=%ld hca_handle.alloc_fail=%ld hca_object.max=%ld hca_object.alloc_fail=%ld",
+				   rdma_dev, h_max, h_fail, o_max, o_fail);
 	return expect_line(cgroup, file,
-			   "%s hca_handle.max=%ld hca_handle.alloc_fail=%ld hca_object.max=%ld hca_object.alloc_fail=%ld",
-			   rdma_dev, h_max, h_fail, o_max, o_fail);
+			   "%s hca_handle.max=%ld hca_handle.alloc_fail=%ld hca_object.max=%ld hca_object.alloc_fail=%ld mr_mem.max=%ld mr_mem.alloc_fail=%ld",
+			   rdma_dev, h_max, h_fail, o_max, o_fail, m_max, m_fail);
+}
+
+/* Checks the line of rdma.mr_mem.max, .current or .peak; MR_MAX is "max". */
+bool expect_mr_mem(const char *cgroup, const char *file, uint64_t bytes)
+{
+	char b[24] = "max";
+
+	if (bytes != MR_MAX)
+		snprintf(b, sizeof(b), "%llu", (unsigned long long)bytes);
+	return expect_line(cgroup, file, "%s %s", rdma_dev, b);
+}
+
+bool expect_mr_usage(const char *cgroup, uint64_t bytes)
+{
+	return expect_mr_mem(cgroup, "rdma.mr_mem.current", bytes);
 }
 
 bool expect_no_line(const char *cgroup, const char *file)
@@ -909,18 +1023,18 @@ bool expect_no_line(const char *cgroup, const char *file)
 	return false;
 }
 
-static int vset_max(const char *cgroup, bool quiet, const char *fmt,
-		    va_list ap)
+static int vset_file(const char *cgroup, const char *file, bool quiet,
+		     const char *fmt, va_list ap)
 {
 	char buf[256];
 	int n, ret;
 
 	n = snprintf(buf, sizeof(buf), "%s ", rdma_dev);
 	vsnprintf(buf + n, sizeof(buf) - n, fmt, ap);
-	ret = cg_write(cgroup, "rdma.max", buf);
+	ret = cg_write(cgroup, file, buf);
 	if (ret && !quiet)
-		ksft_print_msg("%s/rdma.max: writing \"%s\": %s\n", cgroup, buf,
-			       strerror(-ret));
+		ksft_print_msg("%s/%s: writing \"%s\": %s\n", cgroup, file,
+			       buf, strerror(-ret));
 	return ret;
 }
 
@@ -931,7 +1045,7 @@ int set_max(const char *cgroup, const char *fmt, ...)
 	int ret;
 
 	va_start(ap, fmt);
-	ret = vset_max(cgroup, false, fmt, ap);
+	ret = vset_file(cgroup, "rdma.max", false, fmt, ap);
 	va_end(ap);
 	return ret;
 }
@@ -943,15 +1057,40 @@ int try_max(const char *cgroup, const char *fmt, ...)
 	int ret;
 
 	va_start(ap, fmt);
-	ret = vset_max(cgroup, true, fmt, ap);
+	ret = vset_file(cgroup, "rdma.max", true, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* Writes "<device> @fmt..." to rdma.mr_mem.max; returns 0 or -errno. */
+int set_mr_max(const char *cgroup, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vset_file(cgroup, "rdma.mr_mem.max", false, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* The same for writes that are meant to fail. */
+int try_mr_max(const char *cgroup, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vset_file(cgroup, "rdma.mr_mem.max", true, fmt, ap);
 	va_end(ap);
 	return ret;
 }
 
 /*
  * Checks the shape of every line in @file: single spaces, no leading or
- * trailing white space, @nkeys "key=value" fields after the device name,
- * values decimal or (if @max_ok) "max".
+ * trailing white space, @nkeys "key=value" fields after the device name
+ * (or, if @keys is NULL, one plain value), values decimal or (if @max_ok)
+ * "max".
  */
 static bool check_format(const char *cgroup, const char *file,
 			 const char * const *keys, int nkeys, bool max_ok)
@@ -986,10 +1125,13 @@ static bool check_format(const char *cgroup, const char *file,
 				continue;	/* device name */
 			if (i >= nkeys)
 				goto bad;
-			klen = strlen(keys[i]);
-			if (strncmp(tok, keys[i], klen) || tok[klen] != '=')
-				goto bad;
-			v = tok + klen + 1;
+			v = tok;
+			if (keys) {
+				klen = strlen(keys[i]);
+				if (strncmp(tok, keys[i], klen) || tok[klen] != '=')
+					goto bad;
+				v = tok + klen + 1;
+			}
 			if (max_ok && !strcmp(v, "max"))
 				continue;
 			if (!*v || strspn(v, "0123456789") != strlen(v))
@@ -1012,13 +1154,58 @@ bool check_all_formats(const char *cgroup)
 	static const char * const ev_keys[] = {
 		"hca_handle.max", "hca_handle.alloc_fail",
 		"hca_object.max", "hca_object.alloc_fail",
+		"mr_mem.max", "mr_mem.alloc_fail",
 	};
+	int nr_ev = have_mr_mem ? 6 : 4;
 
+	if (have_mr_mem &&
+	    (!check_format(cgroup, "rdma.mr_mem.max", NULL, 1, true) ||
+	     !check_format(cgroup, "rdma.mr_mem.current", NULL, 1, false) ||
+	     !check_format(cgroup, "rdma.mr_mem.peak", NULL, 1, false)))
+		return false;
 	return check_format(cgroup, "rdma.max", res_keys, 2, true) &&
 	       check_format(cgroup, "rdma.current", res_keys, 2, false) &&
 	       check_format(cgroup, "rdma.peak", res_keys, 2, false) &&
-	       check_format(cgroup, "rdma.events", ev_keys, 4, false) &&
-	       check_format(cgroup, "rdma.events.local", ev_keys, 4, false);
+	       check_format(cgroup, "rdma.events", ev_keys, nr_ev, false) &&
+	       check_format(cgroup, "rdma.events.local", ev_keys, nr_ev, false);
+}
+
+/*
+ * Reads @file as runc does (libcontainer's readRdmaEntries(), for
+ * rdma.max and rdma.current): it keeps a line only if
+ * strings.SplitN(line, " ", 4) gives exactly 3 parts, and then wants
+ * "KEY=VALUE" in the second and third. Fails if it would drop a line.
+ */
+bool check_runc_lines(const char *cgroup, const char *file)
+{
+	char buf[PAGE_SIZE], *line, *next;
+	int lines = 0;
+
+	if (cg_read(cgroup, file, buf, sizeof(buf))) {
+		ksft_print_msg("%s/%s: cannot read\n", cgroup, file);
+		return false;
+	}
+	for (line = buf; *line; line = next) {
+		char *part[4] = { line }, *p;
+		int nr = 1;
+
+		next = strchrnul(line, '\n');
+		if (*next)
+			*next++ = '\0';
+		lines++;
+		for (p = line; *p && nr < 4; p++)
+			if (*p == ' ')
+				part[nr++] = p + 1;
+		if (nr != 3 || !memchr(part[1], '=', part[2] - part[1]) ||
+		    !strchr(part[2], '=')) {
+			ksft_print_msg("%s/%s: runc would drop \"%s\" (%d parts)\n",
+				       cgroup, file, line, nr);
+			return false;
+		}
+	}
+	if (!lines)
+		ksft_print_msg("%s/%s: no line\n", cgroup, file);
+	return lines > 0;
 }
 
 /*
@@ -1047,6 +1234,32 @@ char *cgs_add(struct cgs *cgs, const char *parent, const char *name,
 		return NULL;
 	}
 	return path;
+}
+
+/*
+ * Sets have_mr_mem if a new cgroup below @root has rdma.mr_mem.max; the
+ * mr_mem files are not on the root. Returns 0, or -1 if it cannot tell.
+ */
+int probe_mr_mem(const char *root)
+{
+	char *cg = cg_name(root, "rdma_test_probe"), *path;
+	int err;
+
+	if (!cg || cg_create(cg)) {
+		ksft_print_msg("mkdir %s: %s\n", cg, strerror(errno));
+		free(cg);
+		return -1;
+	}
+	path = cg_control(cg, "rdma.mr_mem.max");
+	err = access(path, F_OK) ? errno : 0;
+	have_mr_mem = !err;
+	if (err && err != ENOENT)
+		ksft_print_msg("%s: %s\n", path, strerror(err));
+	free(path);
+	if (cg_destroy(cg))
+		ksft_print_msg("rmdir %s: %s\n", cg, strerror(errno));
+	free(cg);
+	return err && err != ENOENT ? -1 : 0;
 }
 
 void cgs_destroy(struct cgs *cgs)

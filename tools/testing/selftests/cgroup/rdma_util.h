@@ -10,14 +10,26 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define UNLIMITED	-1L	/* "max" in rdma.max */
+#define MR_MAX		UINT64_MAX	/* "max" in rdma.mr_mem.max */
 #define WAIT_MS		10000	/* upper bound for anything asynchronous */
 
 /* The device under test: its name and its uverbs character device. */
 extern char rdma_dev[64];
 extern char uverbs_path[PATH_MAX];
+
+/*
+ * Where workers register MRs: MR_BUF_PAGES pages, page aligned, followed
+ * by a page without access; at the same address in every worker.
+ */
+#define MR_BUF_PAGES	16
+extern char *mr_buf;
+
+/* Does the kernel have the mr_mem resource (rdma.mr_mem.* files)? */
+extern bool have_mr_mem;
 
 long now_ms(void);
 void close_inherited(int keep1, int keep2);
@@ -62,17 +74,25 @@ bool w_open(struct worker *w, int count, int done, int err);
 bool w_create(struct worker *w, int type, int count, int done, int err);
 bool w_destroy(struct worker *w, int index);
 bool w_close(struct worker *w, int index);
+bool w_reg_mr(struct worker *w, uint64_t offset, uint64_t length, int err);
+bool expect_pinned(struct worker *w, uint64_t bytes);
 
 /* The interface files, the line of rdma_dev in each. */
 bool expect_res(const char *cgroup, const char *file, long handle,
 		long object);
 bool expect_usage(const char *cgroup, long handle, long object);
 bool expect_events(const char *cgroup, const char *file, long h_max,
-		   long h_fail, long o_max, long o_fail);
+		   long h_fail, long o_max, long o_fail, long m_max,
+		   long m_fail);
+bool expect_mr_mem(const char *cgroup, const char *file, uint64_t bytes);
+bool expect_mr_usage(const char *cgroup, uint64_t bytes);
 bool expect_no_line(const char *cgroup, const char *file);
 bool check_all_formats(const char *cgroup);
+bool check_runc_lines(const char *cgroup, const char *file);
 int set_max(const char *cgroup, const char *fmt, ...);
 int try_max(const char *cgroup, const char *fmt, ...);
+int set_mr_max(const char *cgroup, const char *fmt, ...);
+int try_mr_max(const char *cgroup, const char *fmt, ...);
 bool pending_pri(int fd);
 int reread(int fd);
 
@@ -90,5 +110,6 @@ struct cgs {
 char *cgs_add(struct cgs *cgs, const char *parent, const char *name,
 	      bool nest);
 void cgs_destroy(struct cgs *cgs);
+int probe_mr_mem(const char *root);
 
 #endif /* __RDMA_UTIL_H */

@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
 #include <linux/limits.h>
 #include <poll.h>
@@ -122,8 +123,8 @@ static int test_rdma_max_roundtrip(const char *root, struct rig *t)
 	if (!expect_res(cg, "rdma.max", UNLIMITED, UNLIMITED) ||
 	    !expect_res(cg, "rdma.current", 0, 0) ||
 	    !expect_res(cg, "rdma.peak", 0, 0) ||
-	    !expect_events(cg, "rdma.events", 0, 0, 0, 0) ||
-	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0) ||
+	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 0, 0) ||
+	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 0, 0) ||
 	    !check_all_formats(cg))
 		return KSFT_FAIL;
 
@@ -591,8 +592,8 @@ static int events_at_level(const char *root, struct rig *t, int limit_at)
 		long h_max = lvl <= limit_at;
 
 		if (!expect_events(cg[lvl], "rdma.events.local", l_max, l_fail,
-				   l_max, l_fail) ||
-		    !expect_events(cg[lvl], "rdma.events", h_max, 1, h_max, 1) ||
+				   l_max, l_fail, 0, 0) ||
+		    !expect_events(cg[lvl], "rdma.events", h_max, 1, h_max, 1, 0, 0) ||
 		    !expect_usage(cg[lvl], 1, 1))
 			return KSFT_FAIL;
 	}
@@ -649,19 +650,19 @@ static int test_rdma_events_local(const char *root, struct rig *t)
 	    !w_open(&w[2], 1, 0, EAGAIN))
 		return KSFT_FAIL;
 
-	if (!expect_events(c1, "rdma.events.local", 0, 0, 2, 2) ||
-	    !expect_events(c1, "rdma.events", 0, 0, 2, 2) ||
-	    !expect_events(c2, "rdma.events.local", 0, 1, 0, 1) ||
-	    !expect_events(c2, "rdma.events", 0, 1, 0, 1) ||
-	    !expect_events(p, "rdma.events.local", 1, 0, 1, 0) ||
-	    !expect_events(p, "rdma.events", 1, 1, 3, 3))
+	if (!expect_events(c1, "rdma.events.local", 0, 0, 2, 2, 0, 0) ||
+	    !expect_events(c1, "rdma.events", 0, 0, 2, 2, 0, 0) ||
+	    !expect_events(c2, "rdma.events.local", 0, 1, 0, 1, 0, 0) ||
+	    !expect_events(c2, "rdma.events", 0, 1, 0, 1, 0, 0) ||
+	    !expect_events(p, "rdma.events.local", 1, 0, 1, 0, 0, 0) ||
+	    !expect_events(p, "rdma.events", 1, 1, 3, 3, 0, 0))
 		return KSFT_FAIL;
 
 	/* Events stay when the usage goes. */
 	workers_stop(w, 3);
 	if (!expect_usage(p, 0, 0) ||
-	    !expect_events(p, "rdma.events", 1, 1, 3, 3) ||
-	    !expect_events(c1, "rdma.events.local", 0, 0, 2, 2))
+	    !expect_events(p, "rdma.events", 1, 1, 3, 3, 0, 0) ||
+	    !expect_events(c1, "rdma.events.local", 0, 0, 2, 2, 0, 0))
 		return KSFT_FAIL;
 	return KSFT_PASS;
 }
@@ -761,8 +762,8 @@ static int test_rdma_events_poll(const char *root, struct rig *t)
 		ksft_print_msg("%s: POLLPRI still pending after reading it\n", ev);
 		goto out;
 	}
-	if (!expect_events(p, "rdma.events", 0, 0, 1, 1) ||
-	    !expect_events(c, "rdma.events.local", 0, 0, 0, 1))
+	if (!expect_events(p, "rdma.events", 0, 0, 1, 1, 0, 0) ||
+	    !expect_events(c, "rdma.events.local", 0, 0, 0, 1, 0, 0))
 		goto out;
 	ret = KSFT_PASS;
 out:
@@ -773,6 +774,635 @@ out:
 	free(ev);
 	free(local);
 	return ret;
+}
+
+/* The mr_mem tests skip on a kernel without the resource. */
+static bool no_mr_mem(void)
+{
+	if (!have_mr_mem)
+		ksft_print_msg("kernel has no mr_mem\n");
+	return !have_mr_mem;
+}
+
+static const char * const mr_mem_files[] = {
+	"rdma.mr_mem.max", "rdma.mr_mem.current", "rdma.mr_mem.peak",
+};
+
+/* Is @file of @cgroup there? Prints what it found if not as @want. */
+static bool file_present(const char *cgroup, const char *file, bool want)
+{
+	char *path = cg_control(cgroup, file);
+	int err = access(path, F_OK) ? errno : 0;
+
+	if (!err != want)
+		ksft_print_msg("%s: expected %s, got %s\n", path,
+			       want ? "a file" : strerror(ENOENT),
+			       err ? strerror(err) : "a file");
+	free(path);
+	return !err == want;
+}
+
+/*
+ * rdma.mr_mem.max, .current and .peak: below the root only; a limit in
+ * bytes with the suffixes K, M, G and T (powers of 1024) or "max"; every
+ * malformed write fails with EINVAL and changes nothing; mr_mem is not a
+ * key of rdma.max, whose lines keep, like those of rdma.current and
+ * rdma.peak, the three fields that container runtimes parse.
+ */
+static int test_rdma_mr_mem_files(const char *root, struct rig *t)
+{
+	static const struct {
+		const char *fmt;	/* %s: the device name */
+		uint64_t val;
+	} good[] = {
+		{ "%s 0", 0 },
+		{ "%s 1K", 1024 },
+		{ "%s 1k", 1024 },
+		{ "%s 2M", 2ULL << 20 },
+		{ "%s 2m", 2ULL << 20 },
+		{ "%s 3G", 3ULL << 30 },
+		{ "%s 3g", 3ULL << 30 },
+		{ "%s 1T", 1ULL << 40 },
+		{ "%s 1t", 1ULL << 40 },
+		{ "%s 12345", 12345 },
+		{ "%s 007", 7 },
+		{ "%s max", MR_MAX },
+		{ "%s 9223372036854775808", 1ULL << 63 },
+		{ "%s 16777215T", 16777215ULL << 40 },
+		{ "%s 18446744073709551614", MR_MAX - 1 },
+		{ "%s 4096", 4096 },
+		{ "%s 18446744073709551615", MR_MAX },
+		{ "%s \t 8k\n", 8192 },
+		{ "%s\t5M\n", 5ULL << 20 },
+	};
+	static const struct {
+		const char *fmt;	/* %s: the device name */
+		int err;
+	} bad[] = {
+		{ "%s -1", EINVAL },
+		{ "%s +1", EINVAL },
+		{ "%s 0x10", EINVAL },
+		{ "%s 10KB", EINVAL },
+		{ "%s 10 K", EINVAL },
+		{ "%s 1KK", EINVAL },
+		{ "%s 1P", EINVAL },
+		{ "%s", EINVAL },
+		{ "%s ", EINVAL },
+		{ "\n", EINVAL },
+		{ "%s K", EINVAL },
+		{ "%s MAX", EINVAL },
+		{ "%s maxx", EINVAL },
+		{ "%s max 1", EINVAL },
+		{ "%s 5 5", EINVAL },
+		{ "%s mr_mem=1", EINVAL },
+		{ "%s 1.5G", EINVAL },
+		{ "%s 18446744073709551616", EINVAL },
+		{ "%s 99999999999999999999", EINVAL },
+		{ "%s 16777216T", EINVAL },
+		{ "%s 16777216t", EINVAL },
+		{ "%s 17179869184G", EINVAL },
+		{ "rdma_test_nodev 1M", ENODEV },
+		{ "%sx 1M", ENODEV },
+	};
+	static const char * const runc_files[] = {
+		"rdma.max", "rdma.current", "rdma.peak",
+	};
+	char *cg, *other, buf[128];
+	int i, err;
+
+	if (no_mr_mem())
+		return KSFT_SKIP;
+	for (i = 0; i < ARRAY_SIZE(mr_mem_files); i++)
+		if (!file_present(root, mr_mem_files[i], false))
+			return KSFT_FAIL;
+
+	cg = cgs_add(&t->cgs, root, "rdma_test_mr_files", false);
+	other = cgs_add(&t->cgs, root, "rdma_test_mr_files_other", false);
+	if (!cg || !other)
+		return KSFT_FAIL;
+	for (i = 0; i < ARRAY_SIZE(mr_mem_files); i++)
+		if (!file_present(cg, mr_mem_files[i], true))
+			return KSFT_FAIL;
+	if (!expect_mr_mem(cg, "rdma.mr_mem.max", MR_MAX) ||
+	    !expect_mr_usage(cg, 0) || !expect_mr_mem(cg, "rdma.mr_mem.peak", 0) ||
+	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 0, 0) ||
+	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 0, 0) ||
+	    !check_all_formats(cg))
+		return KSFT_FAIL;
+
+	/* The two limit files are independent. */
+	if (set_max(cg, "hca_handle=3 hca_object=7") ||
+	    !expect_mr_mem(cg, "rdma.mr_mem.max", MR_MAX))
+		return KSFT_FAIL;
+
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		snprintf(buf, sizeof(buf), good[i].fmt, rdma_dev);
+		err = cg_write(cg, "rdma.mr_mem.max", buf);
+		if (err) {
+			ksft_print_msg("writing \"%s\": %s\n", buf, strerror(-err));
+			return KSFT_FAIL;
+		}
+		if (!expect_mr_mem(cg, "rdma.mr_mem.max", good[i].val) ||
+		    !expect_res(cg, "rdma.max", 3, 7) || !check_all_formats(cg) ||
+		    !expect_mr_mem(other, "rdma.mr_mem.max", MR_MAX))
+			return KSFT_FAIL;
+	}
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		snprintf(buf, sizeof(buf), bad[i].fmt, rdma_dev);
+		err = cg_write(cg, "rdma.mr_mem.max", buf);
+		if (err != -bad[i].err) {
+			ksft_print_msg("writing \"%s\": expected %s, got %s\n", buf,
+				       strerror(bad[i].err),
+				       err ? strerror(-err) : "success");
+			return KSFT_FAIL;
+		}
+		if (!expect_mr_mem(cg, "rdma.mr_mem.max", 5ULL << 20))
+			return KSFT_FAIL;
+	}
+
+	/* Usage and peak are read-only. */
+	for (i = 1; i < ARRAY_SIZE(mr_mem_files); i++) {
+		snprintf(buf, sizeof(buf), "%s 0", rdma_dev);
+		err = cg_write(cg, mr_mem_files[i], buf);
+		if (!err) {
+			ksft_print_msg("%s/%s: writing \"%s\" succeeded\n", cg,
+				       mr_mem_files[i], buf);
+			return KSFT_FAIL;
+		}
+	}
+
+	/* mr_mem is not a key of rdma.max. */
+	for (i = 0; i < 2; i++) {
+		err = try_max(cg, i ? "hca_object=1 mr_mem=1" : "mr_mem=1");
+		if (err != -EINVAL) {
+			ksft_print_msg("rdma.max: writing \"mr_mem=1\": expected %s, got %s\n",
+				       strerror(EINVAL),
+				       err ? strerror(-err) : "success");
+			return KSFT_FAIL;
+		}
+		if (!expect_res(cg, "rdma.max", 3, 7) ||
+		    !expect_mr_mem(cg, "rdma.mr_mem.max", 5ULL << 20))
+			return KSFT_FAIL;
+	}
+
+	/* runc and containerd keep only lines of three fields. */
+	for (i = 0; i < ARRAY_SIZE(runc_files); i++)
+		if (!check_runc_lines(cg, runc_files[i]) ||
+		    !check_runc_lines(other, runc_files[i]))
+			return KSFT_FAIL;
+	if (!check_all_formats(cg) || !check_all_formats(other))
+		return KSFT_FAIL;
+	return KSFT_PASS;
+}
+
+/*
+ * An MR is charged its registered range rounded out to whole pages
+ * (PAGE_ALIGN(start + length) - (start & PAGE_MASK)) and one hca_object,
+ * to its cgroup and every ancestor, and gives back exactly that when it
+ * is deregistered. Two MRs over the same pages are charged twice. The
+ * usage is what the driver pinned, as the worker's VmPin shows it.
+ */
+static int test_rdma_mr_mem_charge(const char *root, struct rig *t)
+{
+	static const struct {
+		uint64_t offset, length, cost;
+	} mrs[] = {
+		{ 0, 1, PAGE_SIZE },				/* one byte */
+		{ 100, PAGE_SIZE, 2 * PAGE_SIZE },		/* unaligned */
+		{ 0, 3 * PAGE_SIZE, 3 * PAGE_SIZE },		/* aligned */
+		{ PAGE_SIZE - 1, 2, 2 * PAGE_SIZE },		/* 2 bytes, 2 pages */
+		{ PAGE_SIZE, PAGE_SIZE, PAGE_SIZE },		/* the 2nd page */
+		{ PAGE_SIZE, PAGE_SIZE, PAGE_SIZE },		/* again */
+		{ PAGE_SIZE + 1, PAGE_SIZE - 2, PAGE_SIZE },	/* inside it */
+		{ 0, MR_BUF_PAGES * PAGE_SIZE, MR_BUF_PAGES * PAGE_SIZE },
+	};
+	struct worker *w = t->w;
+	uint64_t total = 0, peak;
+	char *p, *c;
+	int i;
+
+	if (no_mr_mem())
+		return KSFT_SKIP;
+	p = cgs_add(&t->cgs, root, "rdma_test_mr_charge", true);
+	c = p ? cgs_add(&t->cgs, p, "c", false) : NULL;
+	if (!c || worker_start(w, c) || !w_open(w, 1, 1, 0) ||
+	    !w_create(w, OBJ_PD, 1, 1, 0) || !expect_usage(c, 1, 1) ||
+	    !expect_mr_usage(c, 0) || !expect_mr_usage(p, 0))
+		return KSFT_FAIL;
+
+	for (i = 0; i < ARRAY_SIZE(mrs); i++) {
+		total += mrs[i].cost;
+		if (!w_reg_mr(w, mrs[i].offset, mrs[i].length, 0) ||
+		    !expect_mr_usage(c, total) || !expect_mr_usage(p, total) ||
+		    !expect_pinned(w, total) ||
+		    !expect_usage(c, 1, 2 + i) || !expect_usage(p, 1, 2 + i)) {
+			ksft_print_msg("after MR %d: %llu bytes at offset %llu\n",
+				       i, (unsigned long long)mrs[i].length,
+				       (unsigned long long)mrs[i].offset);
+			return KSFT_FAIL;
+		}
+	}
+	peak = total;
+	if (!expect_mr_mem(c, "rdma.mr_mem.peak", peak) ||
+	    !expect_mr_mem(p, "rdma.mr_mem.peak", peak) ||
+	    !check_all_formats(c) || !check_runc_lines(c, "rdma.current") ||
+	    !check_runc_lines(c, "rdma.peak"))
+		return KSFT_FAIL;
+
+	/* Deregistered newest first, each gives back its own charge. */
+	for (i = ARRAY_SIZE(mrs) - 1; i >= 0; i--) {
+		total -= mrs[i].cost;
+		if (!w_destroy(w, -1) || !expect_mr_usage(c, total) ||
+		    !expect_mr_usage(p, total) || !expect_pinned(w, total) ||
+		    !expect_usage(c, 1, 1 + i)) {
+			ksft_print_msg("after freeing MR %d\n", i);
+			return KSFT_FAIL;
+		}
+	}
+	if (!expect_mr_mem(c, "rdma.mr_mem.peak", peak) ||
+	    !expect_mr_mem(p, "rdma.mr_mem.peak", peak))
+		return KSFT_FAIL;
+
+	/* A smaller second round leaves the peak alone. */
+	if (!w_reg_mr(w, 0, 2 * PAGE_SIZE, 0) ||
+	    !expect_mr_usage(c, 2 * PAGE_SIZE) ||
+	    !expect_mr_mem(c, "rdma.mr_mem.peak", peak))
+		return KSFT_FAIL;
+	if (!expect_events(c, "rdma.events", 0, 0, 0, 0, 0, 0) ||
+	    !expect_events(p, "rdma.events", 0, 0, 0, 0, 0, 0))
+		return KSFT_FAIL;
+	worker_stop(w);
+	if (!expect_mr_usage(c, 0) || !expect_mr_usage(p, 0) ||
+	    !expect_usage(p, 0, 0))
+		return KSFT_FAIL;
+	return KSFT_PASS;
+}
+
+/*
+ * Registrations that fail for another reason than the limit charge
+ * nothing and count no event: ranges whose end overflows (refused before
+ * anything is charged, so even a limit that a wrapped size would pass or
+ * fail makes no difference and the peak does not move), an empty range
+ * and a range the driver cannot pin (given back after the driver fails).
+ */
+static int test_rdma_mr_mem_bad_range(const char *root, struct rig *t)
+{
+	struct worker *w = t->w;
+	uint64_t start, bad[3];
+	char *cg;
+	int i;
+
+	if (no_mr_mem())
+		return KSFT_SKIP;
+	cg = cgs_add(&t->cgs, root, "rdma_test_mr_range", false);
+	if (!cg || worker_start(w, cg) || !w_open(w, 1, 1, 0) ||
+	    !w_create(w, OBJ_PD, 1, 1, 0) || !w_reg_mr(w, 0, PAGE_SIZE, 0) ||
+	    set_mr_max(cg, "%d", 2 * PAGE_SIZE))
+		return KSFT_FAIL;
+
+	start = (uintptr_t)mr_buf;
+	bad[0] = UINT64_MAX;			/* start + length wraps */
+	bad[1] = -start;			/* to exactly 0 */
+	bad[2] = UINT64_MAX - 100 - start;	/* PAGE_ALIGN() wraps */
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		if (!w_reg_mr(w, 0, bad[i], EINVAL) ||
+		    !expect_mr_usage(cg, PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
+		    !expect_mr_mem(cg, "rdma.mr_mem.peak", PAGE_SIZE))
+			return KSFT_FAIL;
+	if (set_mr_max(cg, "max"))
+		return KSFT_FAIL;
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		if (!w_reg_mr(w, 0, bad[i], EINVAL) ||
+		    !expect_mr_usage(cg, PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
+		    !expect_mr_mem(cg, "rdma.mr_mem.peak", PAGE_SIZE))
+			return KSFT_FAIL;
+
+	/* siw refuses an empty MR, and cannot pin the page after mr_buf. */
+	if (!w_reg_mr(w, 0, 0, EINVAL) || !w_reg_mr(w, 100, 0, EINVAL) ||
+	    !expect_mr_usage(cg, PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
+	    !w_reg_mr(w, (MR_BUF_PAGES - 1) * PAGE_SIZE, 2 * PAGE_SIZE,
+		      EFAULT) ||
+	    !w_reg_mr(w, MR_BUF_PAGES * PAGE_SIZE, 1, EFAULT) ||
+	    !expect_mr_usage(cg, PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
+	    !expect_pinned(w, PAGE_SIZE))
+		return KSFT_FAIL;
+
+	if (!expect_events(cg, "rdma.events", 0, 0, 0, 0, 0, 0) ||
+	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 0, 0))
+		return KSFT_FAIL;
+
+	/* And the next good one is charged as usual. */
+	if (!w_reg_mr(w, 0, 2 * PAGE_SIZE, 0) ||
+	    !expect_mr_usage(cg, 3 * PAGE_SIZE) || !expect_usage(cg, 1, 3))
+		return KSFT_FAIL;
+	worker_stop(w);
+	if (!expect_mr_usage(cg, 0) || !expect_usage(cg, 0, 0))
+		return KSFT_FAIL;
+	return KSFT_PASS;
+}
+
+/*
+ * rdma.mr_mem.max: an MR that fits is registered, the next one that does
+ * not fails with EAGAIN, before the driver sees it, and leaves no trace
+ * (no bytes, no hca_object, no peak, nothing pinned) but the events,
+ * which poll() sees; a limit lowered below the usage keeps the MRs and
+ * refuses new ones until the usage is below it again.
+ */
+static int test_rdma_mr_mem_limit(const char *root, struct rig *t)
+{
+	struct pollfd pfd = { .events = POLLPRI };
+	struct worker *w = t->w;
+	int ret = KSFT_FAIL;
+	char *cg, *ev;
+
+	if (no_mr_mem())
+		return KSFT_SKIP;
+	cg = cgs_add(&t->cgs, root, "rdma_test_mr_limit", false);
+	if (!cg || set_mr_max(cg, "%d", 2 * PAGE_SIZE) ||
+	    !expect_mr_mem(cg, "rdma.mr_mem.max", 2 * PAGE_SIZE) ||
+	    worker_start(w, cg) || !w_open(w, 1, 1, 0) ||
+	    !w_create(w, OBJ_PD, 1, 1, 0))
+		return KSFT_FAIL;
+
+	ev = cg_control(cg, "rdma.events");
+	pfd.fd = open(ev, O_RDONLY | O_CLOEXEC);
+	if (pfd.fd < 0 || reread(pfd.fd)) {
+		ksft_print_msg("cannot read %s: %s\n", ev, strerror(errno));
+		goto out;
+	}
+	if (!w_reg_mr(w, 0, 2 * PAGE_SIZE, 0) ||
+	    !expect_mr_usage(cg, 2 * PAGE_SIZE) || !expect_usage(cg, 1, 2))
+		goto out;
+	if (pending_pri(pfd.fd)) {
+		ksft_print_msg("%s: POLLPRI after a successful charge\n", ev);
+		goto out;
+	}
+
+	/* Full: refused, and nothing of the refused MR stays. */
+	if (!w_reg_mr(w, 0, PAGE_SIZE, EAGAIN) ||
+	    !expect_mr_usage(cg, 2 * PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
+	    !expect_mr_mem(cg, "rdma.mr_mem.peak", 2 * PAGE_SIZE) ||
+	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 1, 1) ||
+	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 1, 1))
+		goto out;
+	/* The refusal is notified like those of the other resources. */
+	if (poll(&pfd, 1, WAIT_MS) != 1 || !(pfd.revents & POLLPRI)) {
+		ksft_print_msg("%s: no POLLPRI within %d ms of a refusal\n", ev,
+			       WAIT_MS);
+		goto out;
+	}
+
+	/* One byte more is a page more. */
+	if (!w_reg_mr(w, 100, 1, EAGAIN) ||
+	    !expect_mr_usage(cg, 2 * PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
+	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 2, 2))
+		goto out;
+
+	/*
+	 * The limit is checked before the driver pins anything: a range
+	 * that siw cannot pin (EFAULT) is refused by the limit first.
+	 */
+	if (!w_reg_mr(w, (MR_BUF_PAGES - 1) * PAGE_SIZE, 2 * PAGE_SIZE,
+		      EAGAIN) ||
+	    !expect_mr_usage(cg, 2 * PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
+	    !expect_pinned(w, 2 * PAGE_SIZE) ||
+	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 3, 3))
+		goto out;
+
+	/* Below the usage: the MR stays, new ones are refused. */
+	if (set_mr_max(cg, "%d", PAGE_SIZE) ||
+	    !expect_mr_mem(cg, "rdma.mr_mem.max", PAGE_SIZE) ||
+	    !expect_mr_usage(cg, 2 * PAGE_SIZE) ||
+	    !w_reg_mr(w, 0, 1, EAGAIN) ||
+	    !expect_mr_usage(cg, 2 * PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
+	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 4, 4))
+		goto out;
+
+	/* Freed: exactly the limit fits, and no more. */
+	if (!w_destroy(w, -1) || !expect_mr_usage(cg, 0) ||
+	    !expect_usage(cg, 1, 1) || !w_reg_mr(w, 0, PAGE_SIZE, 0) ||
+	    !expect_mr_usage(cg, PAGE_SIZE) || !w_reg_mr(w, 0, 1, EAGAIN) ||
+	    !expect_mr_usage(cg, PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
+	    !expect_mr_mem(cg, "rdma.mr_mem.peak", 2 * PAGE_SIZE))
+		goto out;
+
+	/* A limit of 0 refuses any MR; "max" lets the biggest through. */
+	if (!w_destroy(w, -1) || set_mr_max(cg, "0") ||
+	    !w_reg_mr(w, 0, 1, EAGAIN) || !expect_mr_usage(cg, 0) ||
+	    set_mr_max(cg, "max") ||
+	    !w_reg_mr(w, 0, MR_BUF_PAGES * PAGE_SIZE, 0) ||
+	    !expect_mr_usage(cg, MR_BUF_PAGES * PAGE_SIZE) ||
+	    !expect_mr_mem(cg, "rdma.mr_mem.peak", MR_BUF_PAGES * PAGE_SIZE) ||
+	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 6, 6) ||
+	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 6, 6))
+		goto out;
+	worker_stop(w);
+	if (!expect_mr_usage(cg, 0) || !expect_usage(cg, 0, 0))
+		goto out;
+	ret = KSFT_PASS;
+out:
+	if (pfd.fd >= 0)
+		close(pfd.fd);
+	free(ev);
+	return ret;
+}
+
+/*
+ * Hierarchy: a parent's mr_mem limit binds a child without one, siblings
+ * add up at the parent, a child's own lower limit binds first; a refusal
+ * leaves nothing charged at any level and moves no peak, and is counted
+ * as ".max" where the limit is and ".alloc_fail" where it was asked.
+ */
+static int test_rdma_mr_mem_hierarchy(const char *root, struct rig *t)
+{
+	struct worker *w = t->w;
+	char *p, *c1, *c2;
+
+	if (no_mr_mem())
+		return KSFT_SKIP;
+	p = cgs_add(&t->cgs, root, "rdma_test_mr_hier", true);
+	c1 = p ? cgs_add(&t->cgs, p, "c1", false) : NULL;
+	c2 = p ? cgs_add(&t->cgs, p, "c2", false) : NULL;
+	if (!c1 || !c2 || set_mr_max(p, "8K") ||
+	    !expect_mr_mem(c1, "rdma.mr_mem.max", MR_MAX))
+		return KSFT_FAIL;
+
+	/* The child has no limit of its own: its third page is refused. */
+	if (worker_start(&w[0], c1) || !w_open(&w[0], 1, 1, 0) ||
+	    !w_create(&w[0], OBJ_PD, 1, 1, 0) ||
+	    !w_reg_mr(&w[0], 0, PAGE_SIZE, 0) ||
+	    !w_reg_mr(&w[0], 0, PAGE_SIZE, 0) ||
+	    !w_reg_mr(&w[0], 0, PAGE_SIZE, EAGAIN))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(c1, 2 * PAGE_SIZE) ||
+	    !expect_mr_usage(p, 2 * PAGE_SIZE) ||
+	    !expect_usage(c1, 1, 3) || !expect_usage(p, 1, 3) ||
+	    !expect_mr_mem(c1, "rdma.mr_mem.peak", 2 * PAGE_SIZE) ||
+	    !expect_mr_mem(p, "rdma.mr_mem.peak", 2 * PAGE_SIZE) ||
+	    !expect_events(p, "rdma.events.local", 0, 0, 0, 0, 1, 0) ||
+	    !expect_events(p, "rdma.events", 0, 0, 0, 0, 1, 1) ||
+	    !expect_events(c1, "rdma.events.local", 0, 0, 0, 0, 0, 1) ||
+	    !expect_events(c1, "rdma.events", 0, 0, 0, 0, 0, 1))
+		return KSFT_FAIL;
+
+	/* Siblings add up: room made in c1 is taken by c2. */
+	if (!w_destroy(&w[0], -1) || !expect_mr_usage(p, PAGE_SIZE) ||
+	    worker_start(&w[1], c2) || !w_open(&w[1], 1, 1, 0) ||
+	    !w_create(&w[1], OBJ_PD, 1, 1, 0) ||
+	    !w_reg_mr(&w[1], 0, PAGE_SIZE, 0) ||
+	    !w_reg_mr(&w[1], 0, 1, EAGAIN) ||
+	    !expect_mr_usage(c1, PAGE_SIZE) || !expect_mr_usage(c2, PAGE_SIZE) ||
+	    !expect_mr_usage(p, 2 * PAGE_SIZE) ||
+	    !expect_mr_mem(p, "rdma.mr_mem.peak", 2 * PAGE_SIZE) ||
+	    !expect_mr_mem(c2, "rdma.mr_mem.peak", PAGE_SIZE) ||
+	    !expect_events(p, "rdma.events.local", 0, 0, 0, 0, 2, 0) ||
+	    !expect_events(p, "rdma.events", 0, 0, 0, 0, 2, 2) ||
+	    !expect_events(c2, "rdma.events.local", 0, 0, 0, 0, 0, 1))
+		return KSFT_FAIL;
+
+	/* c1's own limit binds before the parent's. */
+	if (!w_destroy(&w[1], -1) || set_mr_max(c1, "%d", PAGE_SIZE) ||
+	    !w_reg_mr(&w[0], 0, PAGE_SIZE, EAGAIN) ||
+	    !expect_mr_usage(c1, PAGE_SIZE) || !expect_mr_usage(p, PAGE_SIZE) ||
+	    !expect_usage(c1, 1, 2) ||
+	    !expect_events(c1, "rdma.events.local", 0, 0, 0, 0, 1, 2) ||
+	    !expect_events(c1, "rdma.events", 0, 0, 0, 0, 1, 2) ||
+	    !expect_events(p, "rdma.events.local", 0, 0, 0, 0, 2, 0) ||
+	    !expect_events(p, "rdma.events", 0, 0, 0, 0, 3, 3))
+		return KSFT_FAIL;
+
+	workers_stop(w, 2);
+	if (!expect_mr_usage(c1, 0) || !expect_mr_usage(c2, 0) ||
+	    !expect_mr_usage(p, 0) || !expect_usage(p, 0, 0))
+		return KSFT_FAIL;
+	return KSFT_PASS;
+}
+
+/*
+ * A process that exits, or is killed, with MRs registered gives their
+ * bytes back when its uverbs file is closed, which the kernel does before
+ * the parent can reap it: the usage is exact as soon as waitpid() returns.
+ */
+static int test_rdma_mr_mem_exit(const char *root, struct rig *t)
+{
+	struct worker *w = t->w;
+	char *cg;
+
+	if (no_mr_mem())
+		return KSFT_SKIP;
+	cg = cgs_add(&t->cgs, root, "rdma_test_mr_exit", false);
+	if (!cg || set_mr_max(cg, "%d", 6 * PAGE_SIZE))
+		return KSFT_FAIL;
+
+	if (worker_start(&w[0], cg) || !w_open(&w[0], 1, 1, 0) ||
+	    !w_create(&w[0], OBJ_PD, 1, 1, 0) ||
+	    !w_reg_mr(&w[0], 0, 3 * PAGE_SIZE, 0) ||
+	    !w_reg_mr(&w[0], 100, PAGE_SIZE, 0) ||
+	    worker_start(&w[1], cg) || !w_open(&w[1], 1, 1, 0) ||
+	    !w_create(&w[1], OBJ_PD, 1, 1, 0) ||
+	    !w_reg_mr(&w[1], 0, PAGE_SIZE, 0) ||
+	    !w_reg_mr(&w[1], 0, 1, EAGAIN) ||
+	    !expect_mr_usage(cg, 6 * PAGE_SIZE) || !expect_usage(cg, 2, 5))
+		return KSFT_FAIL;
+
+	/* Exits without deregistering. */
+	worker_stop(&w[0]);
+	if (!expect_mr_usage(cg, PAGE_SIZE) || !expect_usage(cg, 1, 2))
+		return KSFT_FAIL;
+
+	/* Killed. */
+	if (kill(w[1].pid, SIGKILL)) {
+		ksft_print_msg("kill %d: %s\n", w[1].pid, strerror(errno));
+		return KSFT_FAIL;
+	}
+	worker_stop(&w[1]);
+	if (!expect_mr_usage(cg, 0) || !expect_usage(cg, 0, 0))
+		return KSFT_FAIL;
+
+	/* All of the limit is free again. */
+	if (worker_start(&w[2], cg) || !w_open(&w[2], 1, 1, 0) ||
+	    !w_create(&w[2], OBJ_PD, 1, 1, 0) ||
+	    !w_reg_mr(&w[2], 0, 6 * PAGE_SIZE, 0) ||
+	    !expect_mr_usage(cg, 6 * PAGE_SIZE) ||
+	    !expect_mr_mem(cg, "rdma.mr_mem.peak", 6 * PAGE_SIZE))
+		return KSFT_FAIL;
+	worker_stop(&w[2]);
+	if (!expect_mr_usage(cg, 0) || !expect_usage(cg, 0, 0))
+		return KSFT_FAIL;
+	return KSFT_PASS;
+}
+
+/*
+ * The cgroup that registered an MR owns its bytes: they stay there when
+ * the task moves on, go back there when the MR is deregistered from the
+ * new cgroup, and stay charged to the parent after the old cgroup is
+ * removed. New MRs are charged where the task is now, under that limit.
+ */
+static int test_rdma_mr_mem_migrate(const char *root, struct rig *t)
+{
+	struct worker *w = t->w;
+	char *p, *a, *b;
+
+	if (no_mr_mem())
+		return KSFT_SKIP;
+	p = cgs_add(&t->cgs, root, "rdma_test_mr_migrate", true);
+	a = p ? cgs_add(&t->cgs, p, "a", false) : NULL;
+	b = p ? cgs_add(&t->cgs, p, "b", false) : NULL;
+	if (!a || !b)
+		return KSFT_FAIL;
+
+	/* Objects: 0 the PD, 1 and 2 MRs charged to a. */
+	if (worker_start(w, a) || !w_open(w, 1, 1, 0) ||
+	    !w_create(w, OBJ_PD, 1, 1, 0) ||
+	    !w_reg_mr(w, 0, 2 * PAGE_SIZE, 0) || !w_reg_mr(w, 0, 1, 0) ||
+	    !expect_mr_usage(a, 3 * PAGE_SIZE) || !expect_usage(a, 1, 3))
+		return KSFT_FAIL;
+
+	if (worker_move(w, b) || !expect_mr_usage(a, 3 * PAGE_SIZE) ||
+	    !expect_mr_usage(b, 0) || !expect_mr_usage(p, 3 * PAGE_SIZE))
+		return KSFT_FAIL;
+
+	/* Object 3 is charged to b, under b's limit and not a's. */
+	if (set_mr_max(a, "0") || set_mr_max(b, "%d", PAGE_SIZE) ||
+	    !w_reg_mr(w, 0, PAGE_SIZE, 0) || !w_reg_mr(w, 0, 1, EAGAIN) ||
+	    !expect_mr_usage(a, 3 * PAGE_SIZE) || !expect_mr_usage(b, PAGE_SIZE) ||
+	    !expect_mr_usage(p, 4 * PAGE_SIZE) || !expect_usage(b, 0, 1) ||
+	    !expect_events(b, "rdma.events.local", 0, 0, 0, 0, 1, 1) ||
+	    !expect_events(a, "rdma.events", 0, 0, 0, 0, 0, 0))
+		return KSFT_FAIL;
+
+	/* Deregistered from b, given back to a. */
+	if (!w_destroy(w, 1) || !expect_mr_usage(a, PAGE_SIZE) ||
+	    !expect_mr_usage(b, PAGE_SIZE) || !expect_mr_usage(p, 2 * PAGE_SIZE) ||
+	    !expect_usage(a, 1, 2) ||
+	    !expect_mr_mem(a, "rdma.mr_mem.peak", 3 * PAGE_SIZE) ||
+	    !expect_mr_mem(b, "rdma.mr_mem.peak", PAGE_SIZE))
+		return KSFT_FAIL;
+
+	/* a can go while it holds object 2; the parent still sees it. */
+	if (rmdir(a)) {
+		ksft_print_msg("rmdir %s: %s\n", a, strerror(errno));
+		return KSFT_FAIL;
+	}
+	if (!expect_mr_usage(p, 2 * PAGE_SIZE) || !expect_mr_usage(b, PAGE_SIZE) ||
+	    !w_destroy(w, 2) || !expect_mr_usage(p, PAGE_SIZE) ||
+	    !expect_mr_usage(b, PAGE_SIZE) || !expect_usage(p, 1, 2))
+		return KSFT_FAIL;
+
+	if (!w_close(w, -1) || !expect_mr_usage(p, 0) || !expect_mr_usage(b, 0) ||
+	    !expect_usage(p, 0, 0))
+		return KSFT_FAIL;
+
+	/* A new cgroup of the same name starts afresh. */
+	if (cg_create(a)) {
+		ksft_print_msg("mkdir %s again: %s\n", a, strerror(errno));
+		return KSFT_FAIL;
+	}
+	if (!expect_mr_mem(a, "rdma.mr_mem.max", MR_MAX) ||
+	    !expect_mr_usage(a, 0) || !expect_mr_mem(a, "rdma.mr_mem.peak", 0))
+		return KSFT_FAIL;
+	return KSFT_PASS;
 }
 
 /*
@@ -813,6 +1443,9 @@ static int test_rdma_device_removal(const char *root, struct rig *t)
 	    !w_create(w, OBJ_PD, 1, 1, 0) || !w_create(w, OBJ_CQ, 1, 1, 0) ||
 	    !w_create(w, OBJ_MR, 1, 1, 0) || !expect_usage(cg, 1, 3))
 		goto out;
+	if (have_mr_mem &&
+	    (set_mr_max(cg, "1M") || !expect_mr_usage(cg, PAGE_SIZE)))
+		goto out;
 
 	del = fork();
 	if (del == 0) {
@@ -833,7 +1466,8 @@ static int test_rdma_device_removal(const char *root, struct rig *t)
 	if (err < 0) {
 		/* Waiting for the worker's file: the device is still there. */
 		ksft_print_msg("%s: removal waits for open uverbs files\n", rdma_dev);
-		if (!expect_usage(cg, 1, 3) || !expect_res(cg, "rdma.max", 5, 10))
+		if (!expect_usage(cg, 1, 3) || !expect_res(cg, "rdma.max", 5, 10) ||
+		    (have_mr_mem && !expect_mr_usage(cg, PAGE_SIZE)))
 			goto out;
 		worker_stop(w);
 		err = wait_exit(del, 10 * WAIT_MS);
@@ -851,6 +1485,13 @@ static int test_rdma_device_removal(const char *root, struct rig *t)
 	for (i = 0; i < ARRAY_SIZE(rdma_files); i++)
 		if (!expect_no_line(cg, rdma_files[i]))
 			goto out;
+	for (i = 0; have_mr_mem && i < ARRAY_SIZE(mr_mem_files); i++)
+		if (!expect_no_line(cg, mr_mem_files[i]))
+			goto out;
+	if (have_mr_mem && try_mr_max(cg, "1M") != -ENODEV) {
+		ksft_print_msg("an mr_mem limit for a removed device was accepted\n");
+		goto out;
+	}
 	if (try_max(cg, "hca_handle=1") != -ENODEV) {
 		ksft_print_msg("a limit for a removed device was accepted\n");
 		goto out;
@@ -867,8 +1508,12 @@ static int test_rdma_device_removal(const char *root, struct rig *t)
 
 	if (!expect_res(cg, "rdma.max", UNLIMITED, UNLIMITED) ||
 	    !expect_usage(cg, 0, 0) || !expect_res(cg, "rdma.peak", 0, 0) ||
-	    !expect_events(cg, "rdma.events", 0, 0, 0, 0) ||
+	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 0, 0) ||
 	    !check_all_formats(cg))
+		goto out;
+	if (have_mr_mem &&
+	    (!expect_mr_mem(cg, "rdma.mr_mem.max", MR_MAX) ||
+	     !expect_mr_usage(cg, 0) || !expect_mr_mem(cg, "rdma.mr_mem.peak", 0)))
 		goto out;
 
 	/* The new device works and is charged as usual. */
@@ -898,6 +1543,33 @@ static bool rdma_back_on_v2(const char *root)
 		usleep(50000);
 	}
 	return true;
+}
+
+/*
+ * test_rdma_v1 for mr_mem: the files are there below the v1 root, and a
+ * parent's limit binds its child.
+ */
+static bool v1_mr_mem(const char *mnt, const char *parent, const char *child,
+		      struct worker *w)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(mr_mem_files); i++)
+		if (!file_present(mnt, mr_mem_files[i], false) ||
+		    !file_present(child, mr_mem_files[i], true))
+			return false;
+	if (!expect_mr_mem(child, "rdma.mr_mem.max", MR_MAX) ||
+	    set_max(parent, "hca_object=max") || set_mr_max(parent, "4K") ||
+	    !expect_mr_mem(parent, "rdma.mr_mem.max", PAGE_SIZE))
+		return false;
+	if (worker_start(w, child) || !w_open(w, 1, 1, 0) ||
+	    !w_create(w, OBJ_PD, 1, 1, 0) || !w_reg_mr(w, 0, PAGE_SIZE, 0) ||
+	    !w_reg_mr(w, 0, 1, EAGAIN) || !expect_mr_usage(child, PAGE_SIZE) ||
+	    !expect_mr_usage(parent, PAGE_SIZE) || !expect_usage(child, 1, 2) ||
+	    !expect_mr_mem(parent, "rdma.mr_mem.peak", PAGE_SIZE))
+		return false;
+	worker_stop(w);
+	return expect_mr_usage(child, 0) && expect_mr_usage(parent, 0);
 }
 
 /*
@@ -973,6 +1645,8 @@ static int test_rdma_v1(const char *root, struct rig *t)
 	worker_stop(w);
 	if (!expect_usage(child, 0, 0) || !expect_usage(parent, 0, 0))
 		goto out;
+	if (have_mr_mem && !v1_mr_mem(mnt, parent, child, w))
+		goto out;
 	ret = KSFT_PASS;
 out:
 	worker_stop(w);
@@ -1025,6 +1699,13 @@ static const struct rdma_test {
 	T(test_rdma_events_levels),
 	T(test_rdma_events_local),
 	T(test_rdma_events_poll),
+	T(test_rdma_mr_mem_files),
+	T(test_rdma_mr_mem_charge),
+	T(test_rdma_mr_mem_bad_range),
+	T(test_rdma_mr_mem_limit),
+	T(test_rdma_mr_mem_hierarchy),
+	T(test_rdma_mr_mem_exit),
+	T(test_rdma_mr_mem_migrate),
 	T(test_rdma_device_removal),
 	T(test_rdma_v1),
 };
@@ -1060,6 +1741,10 @@ int main(int argc, char **argv)
 			ksft_exit_skip("siw0 has no uverbs device\n");
 	}
 	ksft_print_msg("using %s (%s)\n", rdma_dev, uverbs_path);
+	if (probe_mr_mem(root))
+		ksft_exit_fail_msg("cannot tell whether the kernel has mr_mem\n");
+	ksft_print_msg("the kernel %s mr_mem\n",
+		       have_mr_mem ? "has" : "has no");
 
 	signal(SIGPIPE, SIG_IGN);
 	ksft_set_plan(ARRAY_SIZE(tests));
