@@ -134,6 +134,22 @@ def mr_mem_section(lines, rows):
                      f"{fmt(r['hca_object_best'])} | {fmt(r['ratio_to_hca_object_best'])} |")
 
 
+def before_section(lines, records):
+    rows = [r for r in records if "before" in r]
+    if not rows:
+        return
+    lines.append("")
+    lines.append("ours against `before` (BENCH_BEFORE: ours as built before the change under "
+                 "test), same boots: change in cost, + is slower.")
+    lines.append("")
+    lines.append("| case | parameter | before | ours | change | best: before | ours | change |")
+    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        lines.append(f"| {r['case']} | {r['parameter']} | {fmt(r['before'])} | {fmt(r['ours'])} | "
+                     f"{r['ours_vs_before_pct']:+.1f} % | {fmt(r['before_best'])} | "
+                     f"{fmt(r['ours_best'])} | {r.get('ours_vs_before_best_pct', 0):+.1f} % |")
+
+
 def floor_section(lines, records, pair):
     warm = [r for r in records if "floor" in r]
     if not pair or not warm:
@@ -224,6 +240,14 @@ def main():
                 rec["overhead_upstream_pct"] = round((u - n) / n * 100, 2)
         records.append(rec)
 
+        b = med.get("before", {}).get((case, param))
+        if b and o:
+            rec["before"] = b
+            rec["before_best"] = best["before"][(case, param)]
+            rec["ours_vs_before_pct"] = round((o - b) / b * 100, 2)
+            if bo:
+                rec["ours_vs_before_best_pct"] = round((bo - rec["before_best"]) / rec["before_best"] * 100, 2)
+
     pair = add_floor(records, med, best)
     mr_rows = add_mr_mem(records)
     with open(os.path.join(args.out, "results.json"), "w") as f:
@@ -310,6 +334,7 @@ def main():
 
     floor_section(lines, records, pair)
     mr_mem_section(lines, mr_rows)
+    before_section(lines, records)
 
     lines.append("")
     lines.append("| target | median of boots | best of all samples |")

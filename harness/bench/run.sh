@@ -17,6 +17,10 @@
 #   console/KERNEL-ROUND.log    each guest's console
 # --smoke builds ours and upstream, boots each once with one short case and
 # fails if the benchmark does not work (not if it is slow).
+# BENCH_BEFORE=BZIMAGE adds a fourth kernel, "before": a bzImage of ours
+# built earlier by this script (e.g. a copy of k/ours/obj-release/arch/x86/
+# boot/bzImage saved before a change), booted in turn with the others and
+# not rebuilt, so that summary.md compares ours with it in the same run.
 #
 # Build steps and boots hold build/.lock: concurrent builds would disturb the
 # measurement on two cores. BENCH_SMP (default 4) vCPUs per guest.
@@ -46,6 +50,10 @@ if [ $smoke -eq 1 ]; then
 	OUT=$BUILD/bench/smoke
 else
 	kernels=(ours upstream nocg)
+	if [ -n "${BENCH_BEFORE:-}" ]; then
+		[ -f "$BENCH_BEFORE" ] || die "BENCH_BEFORE: no file $BENCH_BEFORE"
+		kernels+=(before)
+	fi
 	if ! command -v gnuplot >/dev/null; then
 		step deps-gnuplot "30s" apt-get -o DPkg::Lock::Timeout=600 install -y -q \
 			--no-install-recommends gnuplot-nox || die "gnuplot is needed: apt-get install gnuplot-nox"
@@ -55,8 +63,13 @@ fi
 take_lock
 step tree "5s; 1 min the first time" bash "$HARNESS/tree.sh" || exit 1
 for k in "${kernels[@]}"; do
+	[ "$k" = before ] && continue
 	step "bench-build-$k" "30s; 5 min the first time" bash "$HARNESS/bench/build.sh" "$k" || exit 1
 done
+if [ -n "${BENCH_BEFORE:-}" ]; then
+	mkdir -p "$K/before/obj-release/arch/x86/boot"
+	cp "$BENCH_BEFORE" "$K/before/obj-release/arch/x86/boot/bzImage"
+fi
 step bench-initramfs "30s" bash "$HARNESS/bench/build.sh" initramfs || exit 1
 t_built=$(date +%s)
 
