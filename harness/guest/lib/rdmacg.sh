@@ -4,67 +4,62 @@
 # busybox sh runs; not a test itself.  Variables of the helpers are
 # prefixed with their initials: the shell has no local variables.
 
+# rdmacg_check_lines ROOT DEV FILE DEFAULT [REL=VALUE]...: every cgroup
+# under ROOT (REL relative to it, "." for ROOT itself) has the line
+# "DEV VALUE" in FILE, "DEV DEFAULT" where none is listed.  Prints a TAP
+# diagnostic for each cgroup that does not; returns 1 if any.
+rdmacg_check_lines() {
+	cl_root=$1
+	cl_dev=$2
+	cl_file=$3
+	cl_default=$4
+	shift 4
+	cl_bad=0
+	for cl_d in $(find "$cl_root" -type d 2>/dev/null); do
+		cl_rel=${cl_d#"$cl_root"}
+		cl_rel=${cl_rel#/}
+		[ -n "$cl_rel" ] || cl_rel=.
+		cl_want=$cl_default
+		for cl_spec in "$@"; do
+			case "$cl_spec" in "$cl_rel"=*) cl_want=${cl_spec#"$cl_rel"=} ;; esac
+		done
+		cl_line=
+		while read -r cl_l; do
+			case "$cl_l" in "$cl_dev "*) cl_line=$cl_l ;; esac
+		done <"$cl_d/$cl_file"
+		if [ "$cl_line" != "$cl_dev $cl_want" ]; then
+			echo "# $cl_rel/$cl_file: \"$cl_line\", want $cl_dev $cl_want"
+			cl_bad=1
+		fi
+	done
+	return $cl_bad
+}
+
 # rdmacg_check_current ROOT DEV [REL:HANDLES:OBJECTS]...: every cgroup
-# under ROOT (REL relative to it, "." for ROOT itself) shows DEV in
-# rdma.current with the listed counts, "hca_handle=0 hca_object=0" where
-# none is listed.  Prints a TAP diagnostic for each cgroup that does not;
-# returns 1 if any.
+# under ROOT shows DEV in rdma.current with the listed counts,
+# "hca_handle=0 hca_object=0" where none is listed (rdmacg_check_lines).
 rdmacg_check_current() {
 	cc_root=$1
 	cc_dev=$2
 	shift 2
-	cc_bad=0
-	for cc_d in $(find "$cc_root" -type d 2>/dev/null); do
-		cc_rel=${cc_d#"$cc_root"}
-		cc_rel=${cc_rel#/}
-		[ -n "$cc_rel" ] || cc_rel=.
-		cc_want="hca_handle=0 hca_object=0"
-		for cc_spec in "$@"; do
-			case "$cc_spec" in
-			"$cc_rel":*)
-				cc_want=${cc_spec#"$cc_rel":}
-				cc_want="hca_handle=${cc_want%:*} hca_object=${cc_want#*:}" ;;
-			esac
-		done
-		cc_line=
-		while read -r cc_l; do
-			case "$cc_l" in "$cc_dev "*) cc_line=$cc_l ;; esac
-		done <"$cc_d/rdma.current"
-		if [ "$cc_line" != "$cc_dev $cc_want" ]; then
-			echo "# $cc_rel/rdma.current: \"$cc_line\", want $cc_dev $cc_want"
-			cc_bad=1
-		fi
+	cc_n=$#
+	for cc_spec in "$@"; do
+		cc_v=${cc_spec#*:}
+		set -- "$@" "${cc_spec%%:*}=hca_handle=${cc_v%:*} hca_object=${cc_v#*:}"
 	done
-	return $cc_bad
+	shift "$cc_n"
+	rdmacg_check_lines "$cc_root" "$cc_dev" rdma.current \
+		"hca_handle=0 hca_object=0" "$@"
 }
 
 # rdmacg_check_mr_mem ROOT DEV [REL=BYTES]...: every cgroup under ROOT
-# (REL relative to it, "." for ROOT itself) shows DEV in
-# rdma.mr_mem.current with the listed bytes, 0 where none is listed.
-# Prints a TAP diagnostic for each cgroup that does not; returns 1 if any.
+# shows DEV in rdma.mr_mem.current with the listed bytes, 0 where none is
+# listed (rdmacg_check_lines).
 rdmacg_check_mr_mem() {
 	cm_root=$1
 	cm_dev=$2
 	shift 2
-	cm_bad=0
-	for cm_d in $(find "$cm_root" -type d 2>/dev/null); do
-		cm_rel=${cm_d#"$cm_root"}
-		cm_rel=${cm_rel#/}
-		[ -n "$cm_rel" ] || cm_rel=.
-		cm_want=0
-		for cm_spec in "$@"; do
-			case "$cm_spec" in "$cm_rel"=*) cm_want=${cm_spec#"$cm_rel"=} ;; esac
-		done
-		cm_line=
-		while read -r cm_l; do
-			case "$cm_l" in "$cm_dev "*) cm_line=$cm_l ;; esac
-		done <"$cm_d/rdma.mr_mem.current"
-		if [ "$cm_line" != "$cm_dev $cm_want" ]; then
-			echo "# $cm_rel/rdma.mr_mem.current: \"$cm_line\", want $cm_dev $cm_want"
-			cm_bad=1
-		fi
-	done
-	return $cm_bad
+	rdmacg_check_lines "$cm_root" "$cm_dev" rdma.mr_mem.current 0 "$@"
 }
 
 # rdmacg_check ROOT DEV [SPEC]...: rdmacg_check_current with the specs
