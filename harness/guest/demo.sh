@@ -55,6 +55,18 @@ incg() {
 	sh -c 'echo $$ > '"$CG"'/cgroup.procs && exec "$@"' incg "$@"
 }
 
+# run_in_cg LOG NOTE CMD...: show and run CMD inside $CG, with its output
+# in $T/LOG.log, then show that output; rc is CMD's exit status.
+run_in_cg() {
+	ri_log=$T/$1.log
+	ri_note=$2
+	shift 2
+	echo "# (inside $CG) $*${ri_note:+   # $ri_note}"
+	incg "$@" >"$ri_log" 2>&1
+	rc=$?
+	cat "$ri_log"
+}
+
 # expect WHAT WANT GOT: one verdict line; GOT must equal WANT
 expect() {
 	if [ "$3" = "$2" ]; then
@@ -108,31 +120,19 @@ expect "rdma.current while the server waits: 1 context, 4 objects" \
 	"$DEV hca_handle=1 hca_object=4" "$(line $CG/rdma.current)"
 
 step "4. The cgroup is at its limit: the next context is refused"
-echo "# (inside $CG) timeout 30 verbs_probe $DEV     # opens the device, prints errno"
-incg timeout 30 verbs_probe $DEV >$T/probe1.log 2>&1
-rc=$?
-cat $T/probe1.log
+run_in_cg probe1 "opens the device, prints errno" timeout 30 verbs_probe $DEV
 expect "verbs_probe: the context is refused with EAGAIN" \
 	"ibv_open_device=EAGAIN (exit 1)" "$(probe_summary $T/probe1.log) (exit $rc)"
-echo "# (inside $CG) timeout 30 ibv_rc_pingpong -d $DEV -g 1 -p 18516   # a second instance"
-incg timeout 30 ibv_rc_pingpong -d $DEV -g 1 -p 18516 >$T/pp2.log 2>&1
-rc=$?
-cat $T/pp2.log
+run_in_cg pp2 "a second instance" timeout 30 ibv_rc_pingpong -d $DEV -g 1 -p 18516
 expect "a second ibv_rc_pingpong fails: no context" \
 	"Couldn't get context for $DEV (exit 1)" "$(result $T/pp2.log $rc)"
 
 step "5. One more context allowed, but no more objects: the next object is refused"
 show "echo '$DEV hca_handle=2 hca_object=4' > $CG/rdma.max"
-echo "# (inside $CG) timeout 30 verbs_probe $DEV pd   # opens the device, allocates a PD"
-incg timeout 30 verbs_probe $DEV pd >$T/probe2.log 2>&1
-rc=$?
-cat $T/probe2.log
+run_in_cg probe2 "opens the device, allocates a PD" timeout 30 verbs_probe $DEV pd
 expect "verbs_probe: a context, then the PD is refused with EAGAIN" \
 	"ibv_open_device=ok ibv_alloc_pd=EAGAIN (exit 1)" "$(probe_summary $T/probe2.log) (exit $rc)"
-echo "# (inside $CG) timeout 30 ibv_rc_pingpong -d $DEV -g 1 -p 18516"
-incg timeout 30 ibv_rc_pingpong -d $DEV -g 1 -p 18516 >$T/pp3.log 2>&1
-rc=$?
-cat $T/pp3.log
+run_in_cg pp3 "" timeout 30 ibv_rc_pingpong -d $DEV -g 1 -p 18516
 expect "a second ibv_rc_pingpong fails: no PD" \
 	"Couldn't allocate PD (exit 1)" "$(result $T/pp3.log $rc)"
 wait_for 10 is_line $CG/rdma.current "$DEV hca_handle=1 hca_object=4"
