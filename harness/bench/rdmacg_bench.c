@@ -290,6 +290,18 @@ static void bench_release(struct rdma_cgroup **held, unsigned int first,
 }
 
 /*
+ * After @done pairs: every BENCH_CHECK_EVERY pairs, let other tasks run and
+ * tell whether @deadline (ktime ns, 0 for none) has passed.
+ */
+static inline bool bench_pause(u64 done, u64 deadline)
+{
+	if (done % BENCH_CHECK_EVERY)
+		return false;
+	cond_resched();
+	return deadline && ktime_get_ns() >= deadline;
+}
+
+/*
  * The timed loops are noinline: the hca_* loop is the same code in ours
  * and upstream's kernel whatever the compiler makes of the mr_mem one.
  */
@@ -298,26 +310,19 @@ static noinline int bench_loop(struct rdmacg_device *dev,
 			       u64 deadline, u64 *done)
 {
 	struct rdma_cgroup *cg;
+	int ret = 0;
 	u64 i;
-	int ret;
 
-	for (i = 0; i < iters; i++) {
+	for (i = 0; i < iters;) {
 		ret = rdmacg_try_charge(&cg, dev, res);
-		if (ret) {
-			*done = i;
-			return ret;
-		}
+		if (ret)
+			break;
 		rdmacg_uncharge(cg, dev, res);
-		if ((i % BENCH_CHECK_EVERY) == BENCH_CHECK_EVERY - 1) {
-			cond_resched();
-			if (deadline && ktime_get_ns() >= deadline) {
-				i++;
-				break;
-			}
-		}
+		if (bench_pause(++i, deadline))
+			break;
 	}
 	*done = i;
-	return 0;
+	return ret;
 }
 
 #ifdef RDMACG_BENCH_MR_MEM
@@ -326,26 +331,19 @@ static noinline int bench_loop_mr_mem(struct rdmacg_device *dev,
 				      struct rdma_cgroup *cg, u64 bytes,
 				      u64 iters, u64 deadline, u64 *done)
 {
+	int ret = 0;
 	u64 i;
-	int ret;
 
-	for (i = 0; i < iters; i++) {
+	for (i = 0; i < iters;) {
 		ret = rdmacg_try_charge_mr_mem(cg, dev, bytes);
-		if (ret) {
-			*done = i;
-			return ret;
-		}
+		if (ret)
+			break;
 		rdmacg_uncharge_mr_mem(cg, dev, bytes);
-		if ((i % BENCH_CHECK_EVERY) == BENCH_CHECK_EVERY - 1) {
-			cond_resched();
-			if (deadline && ktime_get_ns() >= deadline) {
-				i++;
-				break;
-			}
-		}
+		if (bench_pause(++i, deadline))
+			break;
 	}
 	*done = i;
-	return 0;
+	return ret;
 }
 #endif
 
@@ -431,7 +429,7 @@ static void bench_run(const struct bench_cmd *cmd, char *out)
 	struct rdma_cgroup **held = NULL, *mr_cg = NULL;
 	unsigned int first, nheld = 0;
 	struct rdmacg_device *dev;
-	u64 t0, t1, pairs = 0, ns, iters;
+	u64 t0, t1, pairs = 0, ns, iters, deadline;
 	long slab0, slab1;
 	const char *at;
 	int ret, cpu;
@@ -504,9 +502,8 @@ static void bench_run(const struct bench_cmd *cmd, char *out)
 	iters = cmd->duration_ms ? U64_MAX : cmd->iters;
 	cpu = raw_smp_processor_id();
 	t0 = ktime_get_ns();
-	ret = bench_pairs(dev, cmd, mr_cg, iters,
-			 cmd->duration_ms ? t0 + cmd->duration_ms * NSEC_PER_MSEC : 0,
-			 &pairs);
+	deadline = cmd->duration_ms ? t0 + cmd->duration_ms * NSEC_PER_MSEC : 0;
+	ret = bench_pairs(dev, cmd, mr_cg, iters, deadline, &pairs);
 	t1 = ktime_get_ns();
 	if (ret)
 		goto err;
