@@ -14,6 +14,7 @@
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/sizes.h>
+#include <linux/stdarg.h>
 
 #define TEST_DEV_NAME	"kunit_rdmacg"
 
@@ -59,20 +60,23 @@ static struct rdmacg_device *rdmacg_test_device(struct kunit *test,
 }
 
 /*
- * Register a device named TEST_DEV_NAME and build @n cgroups below a new
- * root, each the child of the one before: @cg[0] is the root's child.
+ * Register a device named TEST_DEV_NAME and build a chain of cgroups below
+ * a new root, one for each pointer given before the NULL: the first is the
+ * root's child, each next one the child of the one before.
  */
-static struct rdmacg_device *rdmacg_test_chain(struct kunit *test,
-					       struct rdma_cgroup **cg, int n)
+static struct rdmacg_device *rdmacg_test_chain(struct kunit *test, ...)
 {
 	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
 	struct rdma_cgroup *parent = rdmacg_test_cg(test, NULL);
-	int i;
+	struct rdma_cgroup **cg;
+	va_list ap;
 
-	for (i = 0; i < n; i++) {
-		cg[i] = rdmacg_test_cg(test, parent);
-		parent = cg[i];
+	va_start(ap, test);
+	while ((cg = va_arg(ap, struct rdma_cgroup **))) {
+		*cg = rdmacg_test_cg(test, parent);
+		parent = *cg;
 	}
+	va_end(ap);
 	return device;
 }
 
@@ -242,7 +246,7 @@ static const struct rdmacg_parse_case rdmacg_parse_cases[] = {
 static void rdmacg_test_parse_table(struct kunit *test)
 {
 	struct rdma_cgroup *cg;
-	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, 1);
+	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, NULL);
 	const struct rdmacg_parse_case *t;
 	struct rdmacg_pool *pool;
 	int i, ret;
@@ -360,7 +364,7 @@ static void rdmacg_test_mr_mem_limits(struct kunit *test)
 {
 	const enum rdmacg_resource_type r = RDMACG_RESOURCE_MR_MEM;
 	struct rdma_cgroup *cg;
-	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, 1);
+	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, NULL);
 	const u64 half = 1ULL << 63;
 
 	rdmacg_test_set_bytes(test, cg, TEST_DEV_NAME " 9223372036854775808");
@@ -407,11 +411,8 @@ static void rdmacg_test_mr_mem_limits(struct kunit *test)
 static void rdmacg_test_mr_mem_hierarchy(struct kunit *test)
 {
 	const enum rdmacg_resource_type r = RDMACG_RESOURCE_MR_MEM;
-	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
-	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
-	struct rdma_cgroup *p = rdmacg_test_cg(test, root);
-	struct rdma_cgroup *c = rdmacg_test_cg(test, p);
-	struct rdma_cgroup *g = rdmacg_test_cg(test, c);
+	struct rdma_cgroup *p, *c, *g;
+	struct rdmacg_device *device = rdmacg_test_chain(test, &p, &c, &g, NULL);
 
 	rdmacg_test_set_bytes(test, p, TEST_DEV_NAME " 8K");
 	rdmacg_test_set(test, g, TEST_DEV_NAME " hca_object=0");
@@ -457,7 +458,7 @@ static void rdmacg_test_mr_mem_files(struct kunit *test)
 		TEST_DEV_NAME " 18446744073709551616", TEST_DEV_NAME " 1 2",
 	};
 	struct rdma_cgroup *cg;
-	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, 1);
+	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, NULL);
 	const char *mr_mem_max = TEST_DEV_NAME " mr_mem=1";
 	struct seq_file sf;
 	int i;
@@ -551,10 +552,8 @@ static void rdmacg_test_refusal_levels(struct kunit *test)
 static void rdmacg_test_siblings(struct kunit *test)
 {
 	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_HANDLE;
-	struct rdmacg_device *device = rdmacg_test_device(test, TEST_DEV_NAME);
-	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
-	struct rdma_cgroup *parent = rdmacg_test_cg(test, root);
-	struct rdma_cgroup *x = rdmacg_test_cg(test, parent);
+	struct rdma_cgroup *parent, *x;
+	struct rdmacg_device *device = rdmacg_test_chain(test, &parent, &x, NULL);
 	struct rdma_cgroup *y = rdmacg_test_cg(test, parent);
 
 	rdmacg_test_set(test, parent, TEST_DEV_NAME " hca_handle=3");
@@ -587,7 +586,7 @@ static void rdmacg_test_limit_below_usage(struct kunit *test)
 {
 	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
 	struct rdma_cgroup *cg;
-	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, 1);
+	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, NULL);
 	int i;
 
 	for (i = 0; i < 3; i++)
@@ -611,7 +610,7 @@ static void rdmacg_test_no_wrap(struct kunit *test)
 {
 	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
 	struct rdma_cgroup *cg;
-	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, 1);
+	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, NULL);
 	struct rdmacg_counter *c;
 
 	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(cg, device, r));
@@ -782,10 +781,8 @@ static void rdmacg_test_pool_tree(struct kunit *test)
 static void rdmacg_test_unregister_outstanding(struct kunit *test)
 {
 	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
-	struct rdmacg_device *old = rdmacg_test_device(test, TEST_DEV_NAME);
-	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
-	struct rdma_cgroup *a = rdmacg_test_cg(test, root);
-	struct rdma_cgroup *b = rdmacg_test_cg(test, a);
+	struct rdma_cgroup *a, *b;
+	struct rdmacg_device *old = rdmacg_test_chain(test, &a, &b, NULL);
 	struct rdmacg_device *new;
 	u32 old_id = old->id;
 
@@ -829,7 +826,7 @@ static void rdmacg_test_unregister_outstanding(struct kunit *test)
 static void rdmacg_test_file_format(struct kunit *test)
 {
 	struct rdma_cgroup *cg;
-	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, 1);
+	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, NULL);
 	static const char *expect = TEST_DEV_NAME " hca_handle=max hca_object=max\n";
 	struct seq_file sf = { };
 	char events[160];
@@ -962,9 +959,8 @@ static int rdmacg_test_start(struct rdmacg_test_worker *w, int n,
 static void rdmacg_test_concurrent(struct kunit *test)
 {
 	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
-	struct rdmacg_device *dev = rdmacg_test_device(test, TEST_DEV_NAME);
-	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
-	struct rdma_cgroup *parent = rdmacg_test_cg(test, root);
+	struct rdma_cgroup *parent;
+	struct rdmacg_device *dev = rdmacg_test_chain(test, &parent, NULL);
 	struct rdma_cgroup *child[RDMACG_TEST_WORKERS / 2];
 	int i, started, refused = 0, charged = 0, child_refused;
 	struct rdmacg_test_worker *w;
@@ -1090,9 +1086,8 @@ static void rdmacg_test_table_race(struct kunit *test)
  */
 static void rdmacg_test_unregister_race(struct kunit *test)
 {
-	struct rdmacg_device *dev = rdmacg_test_device(test, TEST_DEV_NAME);
-	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
-	struct rdma_cgroup *parent = rdmacg_test_cg(test, root);
+	struct rdma_cgroup *parent;
+	struct rdmacg_device *dev = rdmacg_test_chain(test, &parent, NULL);
 	struct rdma_cgroup *child[RDMACG_TEST_WORKERS];
 	struct rdmacg_test_worker *w;
 	DECLARE_COMPLETION_ONSTACK(go);
@@ -1223,7 +1218,7 @@ static void rdmacg_test_never_registered(struct kunit *test)
 {
 	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
 	struct rdma_cgroup *cg;
-	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, 1);
+	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, NULL);
 	struct rdmacg_device *zeroed;
 
 	zeroed = kunit_kzalloc(test, sizeof(*zeroed), GFP_KERNEL);
@@ -1347,9 +1342,8 @@ static void rdmacg_test_lowered_limit(struct kunit *test)
 	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
 	const char *lower = TEST_DEV_NAME " hca_object=0";
 	const char *raise = TEST_DEV_NAME " hca_object=max";
-	struct rdmacg_device *dev = rdmacg_test_device(test, TEST_DEV_NAME);
-	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
-	struct rdma_cgroup *cg = rdmacg_test_cg(test, root);
+	struct rdma_cgroup *cg;
+	struct rdmacg_device *dev = rdmacg_test_chain(test, &cg, NULL);
 	int i, round, started, after, final, late = 0, stuck = 0;
 	struct rdmacg_test_charger *w;
 	struct task_struct *task;
@@ -1417,10 +1411,8 @@ static void rdmacg_test_lowered_limit(struct kunit *test)
 static void rdmacg_test_refusal_attribution(struct kunit *test)
 {
 	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
-	struct rdmacg_device *dev = rdmacg_test_device(test, TEST_DEV_NAME);
-	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
-	struct rdma_cgroup *p = rdmacg_test_cg(test, root);
-	struct rdma_cgroup *s = rdmacg_test_cg(test, p);
+	struct rdma_cgroup *p, *s;
+	struct rdmacg_device *dev = rdmacg_test_chain(test, &p, &s, NULL);
 	struct rdma_cgroup *b = rdmacg_test_cg(test, p);
 	int i, started, refused = 0, at_b, at_p;
 	struct rdmacg_test_worker *w;
