@@ -172,11 +172,21 @@ static int rdmacg_test_charge(struct rdma_cgroup *cg,
 	return ret;
 }
 
+/* Apply a write of @text with @set, a file's write function; it must work. */
+static void rdmacg_test_write(struct kunit *test, struct rdma_cgroup *cg,
+			      int (*set)(struct rdma_cgroup *cg,
+					 const char *buf, size_t len),
+			      const char *text)
+{
+	KUNIT_ASSERT_EQ_MSG(test, 0, set(cg, text, strlen(text)),
+			    "writing \"%s\"", text);
+}
+
+/* Apply an rdma.max write, which must succeed. */
 static void rdmacg_test_set(struct kunit *test, struct rdma_cgroup *cg,
 			    const char *text)
 {
-	KUNIT_ASSERT_EQ_MSG(test, 0, rdmacg_set_max(cg, text, strlen(text)),
-			    "writing \"%s\"", text);
+	rdmacg_test_write(test, cg, rdmacg_set_max, text);
 }
 
 struct rdmacg_parse_case {
@@ -292,8 +302,7 @@ static void rdmacg_test_seq(struct kunit *test, struct seq_file *sf)
 static void rdmacg_test_set_bytes(struct kunit *test, struct rdma_cgroup *cg,
 				  const char *text)
 {
-	KUNIT_ASSERT_EQ_MSG(test, 0, rdmacg_set_mr_mem_max(cg, text, strlen(text)),
-			    "writing \"%s\"", text);
+	rdmacg_test_write(test, cg, rdmacg_set_mr_mem_max, text);
 }
 
 struct rdmacg_bytes_case {
@@ -950,6 +959,18 @@ static int rdmacg_test_start(struct rdmacg_test_worker *w, int n,
 	return i;
 }
 
+/* Run a worker per element of @w to its end; all must have started. */
+static void rdmacg_test_run(struct kunit *test, struct rdmacg_test_worker *w,
+			    int n)
+{
+	DECLARE_COMPLETION_ONSTACK(go);
+	int i, started = rdmacg_test_start(w, n, &go);
+
+	for (i = 0; i < started; i++)
+		wait_for_completion(&w[i].done);
+	KUNIT_ASSERT_EQ(test, started, n);
+}
+
 /*
  * Workers in sibling cgroups, two per cgroup racing to create its pool,
  * charge and uncharge against their parent's limit, which a single worker
@@ -962,9 +983,8 @@ static void rdmacg_test_concurrent(struct kunit *test)
 	struct rdma_cgroup *parent;
 	struct rdmacg_device *dev = rdmacg_test_chain(test, &parent, NULL);
 	struct rdma_cgroup *child[RDMACG_TEST_WORKERS / 2];
-	int i, started, refused = 0, charged = 0, child_refused;
+	int i, refused = 0, charged = 0, child_refused;
 	struct rdmacg_test_worker *w;
-	DECLARE_COMPLETION_ONSTACK(go);
 
 	w = kunit_kcalloc(test, RDMACG_TEST_WORKERS, sizeof(*w), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, w);
@@ -976,11 +996,7 @@ static void rdmacg_test_concurrent(struct kunit *test)
 		w[i].dev = dev;
 	}
 
-	/* No assertion may end the test while workers run. */
-	started = rdmacg_test_start(w, RDMACG_TEST_WORKERS, &go);
-	for (i = 0; i < started; i++)
-		wait_for_completion(&w[i].done);
-	KUNIT_ASSERT_EQ(test, started, RDMACG_TEST_WORKERS);
+	rdmacg_test_run(test, w, RDMACG_TEST_WORKERS);
 
 	for (i = 0; i < RDMACG_TEST_WORKERS; i++) {
 		KUNIT_EXPECT_EQ(test, 0, w[i].other + w[i].gone);
@@ -1414,9 +1430,8 @@ static void rdmacg_test_refusal_attribution(struct kunit *test)
 	struct rdma_cgroup *p, *s;
 	struct rdmacg_device *dev = rdmacg_test_chain(test, &p, &s, NULL);
 	struct rdma_cgroup *b = rdmacg_test_cg(test, p);
-	int i, started, refused = 0, at_b, at_p;
+	int i, refused = 0, at_b, at_p;
 	struct rdmacg_test_worker *w;
-	DECLARE_COMPLETION_ONSTACK(go);
 
 	rdmacg_test_set(test, p, TEST_DEV_NAME " hca_object=1");
 	rdmacg_test_set(test, b, TEST_DEV_NAME " hca_object=1");
@@ -1431,10 +1446,7 @@ static void rdmacg_test_refusal_attribution(struct kunit *test)
 		w[i].cg = b;
 		w[i].dev = dev;
 	}
-	started = rdmacg_test_start(w, RDMACG_TEST_WORKERS, &go);
-	for (i = 0; i < started; i++)
-		wait_for_completion(&w[i].done);
-	KUNIT_ASSERT_EQ(test, started, RDMACG_TEST_WORKERS);
+	rdmacg_test_run(test, w, RDMACG_TEST_WORKERS);
 
 	for (i = 0; i < RDMACG_TEST_WORKERS; i++) {
 		KUNIT_EXPECT_EQ(test, 0, w[i].charged + w[i].other + w[i].gone);
