@@ -298,13 +298,6 @@ static void rdmacg_test_seq(struct kunit *test, struct seq_file *sf)
 	KUNIT_ASSERT_NOT_NULL(test, sf->buf);
 }
 
-/* Apply an rdma.mr_mem.max write, which must succeed. */
-static void rdmacg_test_set_bytes(struct kunit *test, struct rdma_cgroup *cg,
-				  const char *text)
-{
-	rdmacg_test_write(test, cg, rdmacg_set_mr_mem_max, text);
-}
-
 struct rdmacg_bytes_case {
 	const char	*input;
 	int		ret;
@@ -376,7 +369,7 @@ static void rdmacg_test_mr_mem_limits(struct kunit *test)
 	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, NULL);
 	const u64 half = 1ULL << 63;
 
-	rdmacg_test_set_bytes(test, cg, TEST_DEV_NAME " 9223372036854775808");
+	rdmacg_test_write(test, cg, rdmacg_set_mr_mem_max, TEST_DEV_NAME " 9223372036854775808");
 	KUNIT_ASSERT_EQ(test, 0, rdmacg_try_charge_mr_mem(cg, device, half - SZ_4K));
 	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_try_charge_mr_mem(cg, device, SZ_8K));
 	KUNIT_EXPECT_EQ(test, half - SZ_4K, rdmacg_test_usage(cg, device, r));
@@ -386,7 +379,7 @@ static void rdmacg_test_mr_mem_limits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, half, rdmacg_test_peak(cg, device, r));
 
 	/* Without a limit: U64_MAX - 10 held, 20 more must not wrap. */
-	rdmacg_test_set_bytes(test, cg, TEST_DEV_NAME " max");
+	rdmacg_test_write(test, cg, rdmacg_set_mr_mem_max, TEST_DEV_NAME " max");
 	KUNIT_EXPECT_EQ(test, 0, rdmacg_try_charge_mr_mem(cg, device, half - 11));
 	KUNIT_EXPECT_EQ(test, U64_MAX - 10, rdmacg_test_usage(cg, device, r));
 	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_try_charge_mr_mem(cg, device, 20));
@@ -398,7 +391,7 @@ static void rdmacg_test_mr_mem_limits(struct kunit *test)
 
 	/* A limit lowered below the usage refuses all until enough is back. */
 	KUNIT_ASSERT_EQ(test, 0, rdmacg_try_charge_mr_mem(cg, device, SZ_8K));
-	rdmacg_test_set_bytes(test, cg, TEST_DEV_NAME " 4K");
+	rdmacg_test_write(test, cg, rdmacg_set_mr_mem_max, TEST_DEV_NAME " 4K");
 	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_try_charge_mr_mem(cg, device, 1));
 	rdmacg_uncharge_mr_mem(cg, device, SZ_8K);
 	KUNIT_EXPECT_EQ(test, 0, rdmacg_try_charge_mr_mem(cg, device, SZ_4K));
@@ -423,7 +416,7 @@ static void rdmacg_test_mr_mem_hierarchy(struct kunit *test)
 	struct rdma_cgroup *p, *c, *g;
 	struct rdmacg_device *device = rdmacg_test_chain(test, &p, &c, &g, NULL);
 
-	rdmacg_test_set_bytes(test, p, TEST_DEV_NAME " 8K");
+	rdmacg_test_write(test, p, rdmacg_set_mr_mem_max, TEST_DEV_NAME " 8K");
 	rdmacg_test_set(test, g, TEST_DEV_NAME " hca_object=0");
 	KUNIT_ASSERT_EQ(test, 0, rdmacg_try_charge_mr_mem(g, device, SZ_4K));
 	KUNIT_ASSERT_EQ(test, 0, rdmacg_try_charge_mr_mem(c, device, SZ_2K));
@@ -476,7 +469,7 @@ static void rdmacg_test_mr_mem_files(struct kunit *test)
 	rdmacg_print_values(&sf, cg, RDMACG_FILE_MR_MEM | RDMACG_VAL_MAX);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, TEST_DEV_NAME " max\n"));
 
-	rdmacg_test_set_bytes(test, cg, TEST_DEV_NAME " 1M");
+	rdmacg_test_write(test, cg, rdmacg_set_mr_mem_max, TEST_DEV_NAME " 1M");
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		KUNIT_EXPECT_EQ_MSG(test, -EINVAL,
 				    rdmacg_set_mr_mem_max(cg, bad[i], strlen(bad[i])),
