@@ -59,18 +59,9 @@ static int cmd_write(int argc, char **argv)
 	char pid[24];
 	ssize_t n;
 
-	while ((c = getopt(argc, argv, "+F:X")) != -1) {
-		switch (c) {
-		case 'F':
-			nth = optarg;
-			break;
-		case 'X':
-			make_it_fail = 1;
-			break;
-		default:
+	while ((c = getopt(argc, argv, "+F:X")) != -1)
+		if (!fault_opt(c, optarg, &nth, &make_it_fail))
 			return usage();
-		}
-	}
 	if (argc - optind != 2)
 		return usage();
 	text = argv[optind + 1];

@@ -29,7 +29,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
 
-#include "lib/util.h"
+#include "util.h"
 
 #define PG	4096UL
 

@@ -371,12 +371,6 @@ static int cmd_hold(int argc, char **argv)
 		case 'M':
 			cg2 = optarg;
 			break;
-		case 'F':
-			nth = optarg;
-			break;
-		case 'X':
-			make_it_fail = 1;
-			break;
 		case 'f':
 			fail_at = !strcmp(optarg, "obj") ? FAIL_OBJ :
 				  !strcmp(optarg, "mr") ? FAIL_MR : FAIL_CTX;
@@ -388,7 +382,8 @@ static int cmd_hold(int argc, char **argv)
 			limit = atof(optarg);
 			break;
 		default:
-			return 2;
+			if (!fault_opt(c, optarg, &nth, &make_it_fail))
+				return 2;
 		}
 	}
 	if (nctx > HOLD_MAX || npd > HOLD_MAX || ncq > HOLD_MAX || nmr > HOLD_MAX ||

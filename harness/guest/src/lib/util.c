@@ -122,3 +122,14 @@ int fault_disarm(const char *nth, int make_it_fail)
 		return n < 0 ? -errno : -EIO;
 	return atoi(left) == 0;
 }
+
+int fault_opt(int c, const char *arg, const char **nth, int *make_it_fail)
+{
+	if (c == 'F')
+		*nth = arg;
+	else if (c == 'X')
+		*make_it_fail = 1;
+	else
+		return 0;
+	return 1;
+}

@@ -32,6 +32,11 @@ int join_cgroup(const char *dir);
  * without @nth), -errno if that cannot be read.
  */
 int fault_arm(const char *nth, int make_it_fail);
+/*
+ * The tools' fault options: -F NTH sets *@nth, -X *@make_it_fail.  Takes
+ * getopt()'s @c and @arg; returns 1 if @c was one of them, 0 if not.
+ */
+int fault_opt(int c, const char *arg, const char **nth, int *make_it_fail);
 int fault_disarm(const char *nth, int make_it_fail);
 
 #endif
