@@ -5,6 +5,12 @@
 #   make shell   boot the release kernel into an interactive shell
 #   make patch   write the patch series to build/patches/
 #   make series-check  build every prefix of the series, KUnit at its patch
+#   make fixes-check   for each leading fix of the series: its test fails on
+#                      6.12.117 + the fixes before it, passes with it (long)
+#   make series-git    build/series-git: a kernel git tree with the series as
+#                      commits on 6.12.117, to edit (rebase -i, --fixup)
+#   make series-save   write build/series-git back: harness/series/ and the
+#                      in-tree files
 #   make kernel  build both kernels only
 #   make bench   charge/uncharge cost, ours against upstream 6.12 (long)
 #   make bench-smoke  one short bench case on both kernels
@@ -12,7 +18,7 @@
 
 H := harness
 
-.PHONY: check demo shell patch series-check kernel deps tree clean bench bench-smoke
+.PHONY: check demo shell patch series-check fixes-check series-git series-save kernel deps tree clean bench bench-smoke
 
 check:
 	@bash $(H)/check.sh
@@ -28,6 +34,16 @@ patch: deps
 
 series-check: deps
 	@bash $(H)/series-check.sh
+
+fixes-check: deps
+	@bash $(H)/fixes-check.sh
+
+series-git: deps
+	@bash $(H)/tree.sh >/dev/null
+	@bash $(H)/series.sh git
+
+series-save:
+	@bash $(H)/series.sh save
 
 kernel: deps
 	@bash $(H)/run.sh kernel

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Boot a built kernel and its initramfs under QEMU (TCG by default):
-#   harness/boot.sh release|debug check|demo|shell
+#   harness/boot.sh release|debug check|fixes|demo|shell
+# fixes: as check, but the guest runs the tests of the fixes (harness/fixes/).
 # check: no terminal; the console goes to build/logs/console-FLAVOUR.log and
 #        the guest's test results (ttyS1) to build/logs/results-FLAVOUR.log.
 # demo:  the console is shown and saved to build/logs/demo-console.log.
@@ -15,9 +16,10 @@ set -euo pipefail
 flavour=${1:-}
 mode=${2:-check}
 case "$flavour" in release | debug) ;; *) die "usage: boot.sh release|debug check|demo|shell" ;; esac
-OBJ=$BUILD/obj-$flavour
+name=${HARNESS_NAME:-$flavour} # as in kernel.sh
+OBJ=$BUILD/obj-$name
 kernel=$OBJ/arch/x86/boot/bzImage
-initrd=$BUILD/initramfs-$flavour.cpio.gz
+initrd=$BUILD/initramfs-$name.cpio.gz
 [ -f "$kernel" ] || die "$kernel missing: run harness/kernel.sh $flavour"
 [ -f "$initrd" ] || die "$initrd missing: run harness/initramfs.sh $flavour"
 timeout_s=${BOOT_TIMEOUT:-900}
@@ -31,9 +33,9 @@ qemu=(qemu-system-x86_64 -accel "${ACCEL:-tcg,thread=multi}" -m 1G -smp "$CPUS" 
 	-kernel "$kernel" -initrd "$initrd")
 
 case "$mode" in
-check)
-	console=$LOGS/console-$flavour.log
-	results=$LOGS/results-$flavour.log
+check | fixes)
+	console=$LOGS/console-$name.log
+	results=$LOGS/results-$name.log
 	rm -f "$console" "$results"
 	rc=0
 	timeout -k 10 "$timeout_s" "${qemu[@]}" -append "$append" -display none -monitor none \

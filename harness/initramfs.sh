@@ -13,14 +13,15 @@ take_lock
 
 flavour=${1:-}
 case "$flavour" in release | debug) ;; *) die "usage: initramfs.sh release|debug" ;; esac
-OBJ=$BUILD/obj-$flavour
+name=${HARNESS_NAME:-$flavour} # as in kernel.sh
+OBJ=$BUILD/obj-$name
 [ -f "$OBJ/.config" ] || die "$OBJ is not configured: run harness/kernel.sh $flavour first"
-ROOT=$BUILD/initramfs-$flavour.d
-OUT=$BUILD/initramfs-$flavour.cpio.gz
+ROOT=$BUILD/initramfs-$name.d
+OUT=$BUILD/initramfs-$name.cpio.gz
 MULTIARCH=/usr/lib/x86_64-linux-gnu
 
 rm -rf "$ROOT"
-mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,run,root,tests,lib/harness,selftests}
+mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,run,root,tests,fixes,lib/harness,selftests}
 
 # copy_file PATH [DEST]: copy a host file to the same path under DEST (the
 # guest's root by default), following symlinks, together with the libraries
@@ -78,6 +79,10 @@ install -m 755 "$HARNESS/guest/init" "$ROOT/init"
 install -m 755 "$HARNESS/guest/demo.sh" "$ROOT/demo.sh"
 for t in "$HARNESS"/guest/tests/*.sh; do
 	[ -f "$t" ] && install -m 755 "$t" "$ROOT/tests/"
+done
+# the tests of the fixes, which /init runs instead with hmode=fixes
+for t in "$HARNESS"/fixes/*.sh; do
+	[ -f "$t" ] && install -m 755 "$t" "$ROOT/fixes/"
 done
 for l in "$HARNESS"/guest/lib/*.sh; do
 	[ -f "$l" ] && install -m 644 "$l" "$ROOT/lib/harness/"

@@ -5,7 +5,7 @@
 #   REPO      repository root
 #   BUILD     build output (git-ignored)
 #   PRISTINE  unpacked linux-source-6.12, never modified
-#   SRC       pristine + our files + hunks (hardlinked copy of PRISTINE)
+#   SRC       pristine + the series + our in-tree files (hardlinked copy of PRISTINE)
 #   LOGS      full logs of every step
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -13,7 +13,8 @@ HARNESS=$REPO/harness
 BUILD=${BUILD:-$REPO/build}
 TARBALL=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 PRISTINE=$BUILD/pristine/linux-source-6.12
-SRC=$BUILD/src
+# HARNESS_SRC: another source tree (make fixes-check builds pristine + fixes)
+SRC=${HARNESS_SRC:-$BUILD/src}
 LOGS=$BUILD/logs
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
@@ -77,17 +78,6 @@ esac
 overlay_files() {
 	(cd "$REPO" && git ls-files -z "${LS_FILES[@]}" -- "${OVERLAY_DIRS[@]}" |
 		while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\n' "$f"; done | sort -u)
-}
-
-# Hunks in application order.
-hunk_files() {
-	(cd "$REPO" && git ls-files "${LS_FILES[@]}" -- 'harness/hunks/*.patch' |
-		while IFS= read -r f; do [ -f "$f" ] && printf '%s\n' "$REPO/$f"; done | LC_ALL=C sort -u)
-}
-
-# Paths (relative, -p1) that a unified diff touches.
-patch_targets() {
-	sed -n -e 's#^+++ b/\([^[:space:]]*\).*#\1#p' -e 's#^--- a/\([^[:space:]]*\).*#\1#p' "$@" | sort -u
 }
 
 # config_mismatches CONFIG FRAGMENT...: for every symbol the fragments set

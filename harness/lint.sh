@@ -16,6 +16,8 @@ take_lock
 mapfile -t ours < <(overlay_files)
 code=()
 for f in "${ours[@]}"; do
+	# series-check lints each patch's tree, which may not have the file yet
+	[ -f "$SRC/$f" ] || continue
 	case "$f" in
 	kernel/*.[ch] | include/*.h | drivers/*.[ch]) code+=("$f") ;;
 	esac

@@ -92,7 +92,8 @@ kernel)
 clean)
 	take_lock
 	rm -rf "$BUILD"/obj-* "$BUILD"/cfg-* "$BUILD"/src "$BUILD"/src.manifest "$BUILD"/initramfs-* \
-		"$BUILD"/selftests-* "$BUILD"/patches "$BUILD"/patchwork "$BUILD"/logs
+		"$BUILD"/selftests-* "$BUILD"/patches "$BUILD"/patchwork "$BUILD"/logs \
+		"$BUILD"/src-fixes "$BUILD"/fixes-work
 	say "clean: kept $BUILD/pristine and the ccache in $CCACHE_DIR"
 	;;
 *) die "usage: run.sh demo|shell|patch|kernel|clean" ;;

@@ -3,9 +3,9 @@
 # `make series-check`: check that the series of `make patch` is bisectable.
 # For each patch in turn, build/src is set to pristine 6.12 plus the patches
 # up to it, and the release and the debug kernels are built from it in their
-# usual object folders, so every step is an incremental build.  At the patch
-# that adds the KUnit suite, the debug kernel is booted once (KUnit runs
-# built in) and the suite must pass.  At the end build/src is the whole
+# usual object folders, so every step is an incremental build.  From the
+# patch that adds the KUnit suite on, the debug kernel is booted at every
+# patch (KUnit runs built in) and the suite must pass.  At the end build/src is the whole
 # series again (harness/tree.sh), which is what the last step built.
 # Logs: build/logs/series-*.log; one line per step, as in make check.
 set -euo pipefail
@@ -19,7 +19,7 @@ failed=0
 
 step patch "30s" bash "$HARNESS/patch.sh" || exit 1
 G=(git -C "$WORK")
-base=$("${G[@]}" rev-list --max-parents=0 HEAD)
+base=v6.12.117-debian
 mapfile -t commits < <("${G[@]}" rev-list --reverse "$base..HEAD")
 mapfile -t touched < <("${G[@]}" diff --name-only "$base" HEAD)
 
@@ -81,8 +81,12 @@ for c in "${commits[@]}"; do
 		step "series-$n-$flavour" "1-3 min; 15 min the first time" \
 			bash "$HARNESS/kernel.sh" "$flavour" build || failed=$((failed + 1))
 	done
-	if "${G[@]}" diff --name-only --diff-filter=A "$c^" "$c" | grep -qxF "$KUNIT_FILE"; then
+	# W=1, sparse and kernel-doc on our files as this patch has them
+	step "series-$n-lint" "30s" bash -c "bash '$HARNESS/lint.sh' sparse && bash '$HARNESS/lint.sh' kerneldoc" ||
+		failed=$((failed + 1))
+	if "${G[@]}" cat-file -e "$c:$KUNIT_FILE" 2>/dev/null; then
 		step "series-$n-kunit" "1 min (boot under TCG)" kunit_boot || failed=$((failed + 1))
+		cp "$LOGS/series-kunit.log" "$LOGS/series-$n-kunit-result.log" 2>/dev/null || true
 	fi
 done
 

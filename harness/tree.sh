@@ -3,8 +3,9 @@
 # Prepare the kernel trees:
 #   build/pristine/linux-source-6.12  unpacked once from Debian's tarball and
 #                                     never modified (checked by a stamp)
-#   build/src                         hardlinked copy of pristine with our
-#                                     in-tree files and the hunks applied
+#   build/src                         hardlinked copy of pristine with the
+#                                     series (harness/series/) applied and
+#                                     our in-tree files over it
 # A file in build/src is only replaced when its content changes, so that
 # kbuild rebuilds only what changed.  Every replaced file is first removed so
 # that nothing is ever written through a hardlink into the pristine tree.
@@ -88,49 +89,26 @@ fi
 
 STAGE=$BUILD/stage
 rm -rf "$STAGE"
-mkdir -p "$STAGE/over" "$STAGE/hunked"
+mkdir -p "$STAGE"
 
+# The series' tip for every file it touches (harness/series.sh), then our
+# in-tree files over it: they equal the tip once a change has landed in its
+# patch (make check's lint-checkpatch says where they do not), and an edit in
+# progress builds before it has.
+bash "$HARNESS/series.sh" work
+bash "$HARNESS/series.sh" stage "$STAGE"
 mapfile -t files < <(overlay_files)
-mapfile -t hunks < <(hunk_files)
-targets=()
-if [ ${#hunks[@]} -gt 0 ]; then
-	mapfile -t targets < <(patch_targets "${hunks[@]}")
-fi
+mapfile -t staged < <(cd "$STAGE" && find . -type f | sed 's#^\./##' | LC_ALL=C sort)
 
-# Hunks: start from what the file would be without them (ours if we ship it,
-# else pristine, else absent) and apply every hunk in name order.
-for rel in "${targets[@]}"; do
-	mkdir -p "$STAGE/hunked/$(dirname "$rel")"
-	if [ -f "$REPO/$rel" ]; then
-		cp "$REPO/$rel" "$STAGE/hunked/$rel"
-	elif [ -f "$PRISTINE/$rel" ]; then
-		cp "$PRISTINE/$rel" "$STAGE/hunked/$rel"
-	fi
-done
-for h in "${hunks[@]}"; do
-	if ! out=$(patch -d "$STAGE/hunked" -p1 --batch --forward --no-backup-if-mismatch \
-		-r - <"$h" 2>&1); then
-		printf '%s\n' "$out" >&2
-		die "hunk ${h#"$REPO"/} does not apply on top of pristine 6.12 and our files"
-	fi
-done
-
-# Copy our files and the hunked files into the source tree.
 declare -A now=()
 for rel in "${files[@]}"; do
 	now[$rel]=1
-	if [ -f "$STAGE/hunked/$rel" ]; then
-		continue
-	fi
 	replace_if_changed "$REPO/$rel" "$SRC/$rel"
 done
-for rel in "${targets[@]}"; do
+for rel in "${staged[@]}"; do
+	[ -n "${now[$rel]:-}" ] && continue
 	now[$rel]=1
-	if [ -f "$STAGE/hunked/$rel" ]; then
-		replace_if_changed "$STAGE/hunked/$rel" "$SRC/$rel"
-	else
-		restore "$rel" # a hunk deleted the file
-	fi
+	replace_if_changed "$STAGE/$rel" "$SRC/$rel"
 done
 
 # Whatever we provided last time and no longer do goes back to pristine.
@@ -142,4 +120,4 @@ fi
 printf '%s\n' "${!now[@]}" | sed '/^$/d' | sort >"$MANIFEST.tmp"
 mv "$MANIFEST.tmp" "$MANIFEST"
 rm -rf "$STAGE"
-say "tree: $SRC ready (${#files[@]} files of ours, ${#hunks[@]} hunks)"
+say "tree: $SRC ready (${#staged[@]} files from the series, ${#files[@]} of them in-tree)"

@@ -5,7 +5,7 @@
 #
 # Source trees, hardlinked copies of build/pristine (never modified):
 #   build/bench/k/ours/src      made by harness/tree.sh (BUILD=build/bench/k/ours):
-#                               our files and hunks, exactly as for make check,
+#                               the series and our files, exactly as for make check,
 #                               plus the benchmark
 #   build/bench/k/upstream/src  pristine 6.12 plus the benchmark only
 # The benchmark is harness/bench/rdmacg_bench.c, copied to

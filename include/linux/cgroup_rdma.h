@@ -7,6 +7,8 @@
  * verbs object with rdmacg_try_charge() and rdmacg_uncharge(), and the
  * life of every user memory registration with rdmacg_try_charge_mr_mem()
  * and rdmacg_uncharge_mr_mem().
+ *
+ * Copyright (C) 2016 Parav Pandit <pandit.parav@gmail.com>
  */
 
 #ifndef _CGROUP_RDMA_H

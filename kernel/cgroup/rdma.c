@@ -179,7 +179,7 @@ static struct rdma_cgroup *rdmacg_parent(struct rdma_cgroup *cg)
 }
 
 /* Only cgroups below the root are charged and hold pools. */
-static bool rdmacg_is_charged(struct rdma_cgroup *cg)
+static bool rdmacg_below_root(struct rdma_cgroup *cg)
 {
 	return cg->css.parent;
 }
@@ -486,7 +486,7 @@ static struct rdmacg_pool *rdmacg_pool_ensure(struct rdma_cgroup *cg,
 	for (;;) {
 		/* Find the highest level without a pool, and its parent's. */
 		missing = NULL;
-		for (p = cg; rdmacg_is_charged(p); p = rdmacg_parent(p)) {
+		for (p = cg; rdmacg_below_root(p); p = rdmacg_parent(p)) {
 			pool = rdmacg_pool_lookup_locked(p, dev);
 			if (pool)
 				break;
@@ -591,7 +591,7 @@ static __always_inline int rdmacg_charge(struct rdma_cgroup *cg,
 			ret = -ENODEV;
 			goto out;
 		}
-		if (!rdmacg_is_charged(cg))
+		if (!rdmacg_below_root(cg))
 			goto out;
 		leaf = rdmacg_pool_lookup(cg, dev);
 		if (likely(leaf))
@@ -686,7 +686,7 @@ static void rdmacg_count_refusal(struct rdma_cgroup *cg,
 	struct rdma_cgroup *p;
 	bool alive;
 
-	for (p = cg; rdmacg_is_charged(p); p = rdmacg_parent(p)) {
+	for (p = cg; rdmacg_below_root(p); p = rdmacg_parent(p)) {
 		mask = BIT(RDMACG_EV_FAIL);
 		if (p == cg)
 			mask |= BIT(RDMACG_EV_FAIL_LOCAL);
@@ -1337,3 +1337,7 @@ struct cgroup_subsys rdma_cgrp_subsys = {
 	.legacy_cftypes	= rdmacg_cftypes,
 	.dfl_cftypes	= rdmacg_cftypes,
 };
+
+#ifdef CONFIG_CGROUP_RDMA_KUNIT_TEST
+#include "tests/rdma_kunit.c"
+#endif

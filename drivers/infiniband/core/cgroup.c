@@ -6,6 +6,8 @@
  * user space can reach the device and unregisters it once uverbs has been
  * disassociated, so that no charge is made on a device the controller no
  * longer knows.
+ *
+ * Copyright (C) 2016 Parav Pandit <pandit.parav@gmail.com>
  */
 
 #include "core_priv.h"

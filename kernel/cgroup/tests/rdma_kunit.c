@@ -158,18 +158,12 @@ static int rdmacg_test_event(struct rdma_cgroup *cg,
 	return atomic64_read(&pool->events->count[index][ev]);
 }
 
-/* Charge @cg as rdmacg_try_charge() does for a task in @cg. */
+/* Charge one unit to @cg through the path rdmacg_try_charge() takes. */
 static int rdmacg_test_charge(struct rdma_cgroup *cg,
 			      struct rdmacg_device *device,
 			      enum rdmacg_resource_type index)
 {
-	struct rdma_cgroup *limited = NULL;
-	int ret;
-
-	ret = rdmacg_charge(cg, device, index, 1, &limited);
-	if (ret == -EAGAIN)
-		rdmacg_count_refusal(cg, limited, device, index);
-	return ret;
+	return rdmacg_charge_counted(cg, device, index, 1);
 }
 
 /* Apply a write of @text with @set, a file's write function; it must work. */
@@ -189,7 +183,14 @@ static void rdmacg_test_set(struct kunit *test, struct rdma_cgroup *cg,
 	rdmacg_test_write(test, cg, rdmacg_set_max, text);
 }
 
-struct rdmacg_parse_case {
+/* The description of a parameter: @input quoted, control bytes escaped. */
+static void rdmacg_test_describe(const char *input, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "\"%*pE\"",
+		 (int)strlen(input), input);
+}
+
+struct rdmacg_set_max_case {
 	const char *input;
 	int ret;
 	int handle;	/* hca_handle limit afterwards */
@@ -197,7 +198,7 @@ struct rdmacg_parse_case {
 };
 
 /* Each case starts from hca_handle=7 hca_object=9. */
-static const struct rdmacg_parse_case rdmacg_parse_cases[] = {
+static const struct rdmacg_set_max_case rdmacg_set_max_cases[] = {
 	{ TEST_DEV_NAME " hca_handle=1 hca_object=2", 0, 1, 2 },
 	{ TEST_DEV_NAME " hca_object=2 hca_handle=1", 0, 1, 2 },
 	{ TEST_DEV_NAME " hca_handle=3", 0, 3, 9 },
@@ -252,32 +253,42 @@ static const struct rdmacg_parse_case rdmacg_parse_cases[] = {
 	{ "nosuchdev hca_handle=bad", -EINVAL, 7, 9 },
 };
 
-/* Every case of the table, applied to a cgroup, with the limits afterwards. */
-static void rdmacg_test_parse_table(struct kunit *test)
+static void rdmacg_set_max_case_desc(const struct rdmacg_set_max_case *t,
+				     char *desc)
 {
-	struct rdma_cgroup *cg;
-	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, NULL);
-	const struct rdmacg_parse_case *t;
-	struct rdmacg_pool *pool;
-	int i, ret;
-
-	for (i = 0; i < ARRAY_SIZE(rdmacg_parse_cases); i++) {
-		t = &rdmacg_parse_cases[i];
-		rdmacg_test_set(test, cg, TEST_DEV_NAME " hca_handle=7 hca_object=9");
-		ret = rdmacg_set_max(cg, t->input, strlen(t->input));
-		KUNIT_EXPECT_EQ_MSG(test, ret, t->ret, "case %d \"%s\"", i, t->input);
-		pool = rdmacg_test_pool(cg, device);
-		KUNIT_ASSERT_NOT_NULL(test, pool);
-		KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&pool->res[RDMACG_RESOURCE_HCA_HANDLE].max),
-				    t->handle, "case %d \"%s\"", i, t->input);
-		KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&pool->res[RDMACG_RESOURCE_HCA_OBJECT].max),
-				    t->object, "case %d \"%s\"", i, t->input);
-	}
-	KUNIT_EXPECT_GE(test, ARRAY_SIZE(rdmacg_parse_cases), 40);
+	rdmacg_test_describe(t->input, desc);
 }
 
-/* Bytes that are not text, and a length that stops before the NUL. */
-static void rdmacg_test_parse_bytes(struct kunit *test)
+KUNIT_ARRAY_PARAM(rdmacg_set_max, rdmacg_set_max_cases,
+		  rdmacg_set_max_case_desc);
+
+/* A write of rdma.max applied to a cgroup, with the limits afterwards. */
+static void rdmacg_test_set_max(struct kunit *test)
+{
+	const struct rdmacg_set_max_case *t = test->param_value;
+	int i = t - rdmacg_set_max_cases;
+	struct rdma_cgroup *cg;
+	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, NULL);
+	struct rdmacg_pool *pool;
+	int ret;
+
+	rdmacg_test_set(test, cg, TEST_DEV_NAME " hca_handle=7 hca_object=9");
+	ret = rdmacg_set_max(cg, t->input, strlen(t->input));
+	KUNIT_EXPECT_EQ_MSG(test, ret, t->ret, "case %d \"%s\"", i, t->input);
+	pool = rdmacg_test_pool(cg, device);
+	KUNIT_ASSERT_NOT_NULL(test, pool);
+	KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&pool->res[RDMACG_RESOURCE_HCA_HANDLE].max),
+			    t->handle, "case %d \"%s\"", i, t->input);
+	KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&pool->res[RDMACG_RESOURCE_HCA_OBJECT].max),
+			    t->object, "case %d \"%s\"", i, t->input);
+	KUNIT_EXPECT_GE(test, ARRAY_SIZE(rdmacg_set_max_cases), 40);
+}
+
+/*
+ * rdmacg_parse_max() on bytes that are not text, and on a length that
+ * stops before the NUL.
+ */
+static void rdmacg_test_parse_max(struct kunit *test)
 {
 	static const char nul[] = TEST_DEV_NAME " hca_handle=5\0 hca_object=6";
 	struct rdmacg_max_req req;
@@ -337,24 +348,31 @@ static const struct rdmacg_bytes_case rdmacg_bytes_cases[] = {
 	{ "d mr_mem=1", -EINVAL },
 };
 
-/* The values and errors of rdma.mr_mem.max writes, 64 bits wide. */
-static void rdmacg_test_parse_size(struct kunit *test)
+static void rdmacg_bytes_case_desc(const struct rdmacg_bytes_case *t,
+				   char *desc)
 {
-	const struct rdmacg_bytes_case *t;
-	struct rdmacg_bytes_req req;
-	int i;
+	rdmacg_test_describe(t->input, desc);
+}
 
-	for (i = 0; i < ARRAY_SIZE(rdmacg_bytes_cases); i++) {
-		t = &rdmacg_bytes_cases[i];
-		KUNIT_EXPECT_EQ_MSG(test, t->ret,
-				    rdmacg_parse_bytes(t->input, strlen(t->input), &req),
+KUNIT_ARRAY_PARAM(rdmacg_bytes, rdmacg_bytes_cases, rdmacg_bytes_case_desc);
+
+/*
+ * rdmacg_parse_bytes(): the values and errors of rdma.mr_mem.max writes,
+ * 64 bits wide.
+ */
+static void rdmacg_test_parse_bytes(struct kunit *test)
+{
+	const struct rdmacg_bytes_case *t = test->param_value;
+	struct rdmacg_bytes_req req;
+
+	KUNIT_EXPECT_EQ_MSG(test, t->ret,
+			    rdmacg_parse_bytes(t->input, strlen(t->input), &req),
+			    "case \"%s\"", t->input);
+	if (!t->ret) {
+		KUNIT_EXPECT_EQ_MSG(test, t->value, req.value,
 				    "case \"%s\"", t->input);
-		if (!t->ret) {
-			KUNIT_EXPECT_EQ_MSG(test, t->value, req.value,
-					    "case \"%s\"", t->input);
-			KUNIT_EXPECT_EQ_MSG(test, 1, req.dev_len,
-					    "case \"%s\"", t->input);
-		}
+		KUNIT_EXPECT_EQ_MSG(test, 1, req.dev_len,
+				    "case \"%s\"", t->input);
 	}
 }
 
@@ -830,14 +848,11 @@ static void rdmacg_test_file_format(struct kunit *test)
 	struct rdma_cgroup *cg;
 	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, NULL);
 	static const char *expect = TEST_DEV_NAME " hca_handle=max hca_object=max\n";
-	struct seq_file sf = { };
+	struct seq_file sf;
 	char events[160];
 	char *line;
 
-	sf.size = PAGE_SIZE;
-	sf.buf = kunit_kzalloc(test, sf.size, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, sf.buf);
-
+	rdmacg_test_seq(test, &sf);
 	rdmacg_print_values(&sf, cg, RDMACG_VAL_MAX);
 	line = strstr(sf.buf, TEST_DEV_NAME " ");
 	KUNIT_ASSERT_NOT_NULL(test, line);
@@ -850,18 +865,15 @@ static void rdmacg_test_file_format(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_test_charge(cg, device,
 							  RDMACG_RESOURCE_HCA_OBJECT));
 
-	sf.count = 0;
-	memset(sf.buf, 0, sf.size);
+	rdmacg_test_seq(test, &sf);
 	rdmacg_print_values(&sf, cg, RDMACG_VAL_MAX);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, TEST_DEV_NAME
 					   " hca_handle=2 hca_object=0\n"));
-	sf.count = 0;
-	memset(sf.buf, 0, sf.size);
+	rdmacg_test_seq(test, &sf);
 	rdmacg_print_values(&sf, cg, RDMACG_VAL_CURRENT);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, TEST_DEV_NAME
 					   " hca_handle=1 hca_object=0\n"));
-	sf.count = 0;
-	memset(sf.buf, 0, sf.size);
+	rdmacg_test_seq(test, &sf);
 	rdmacg_print_events(&sf, cg, true);
 	snprintf(events, sizeof(events),
 		 "%s hca_handle.max=%d hca_handle.alloc_fail=%d hca_object.max=%d hca_object.alloc_fail=%d mr_mem.max=0 mr_mem.alloc_fail=0\n",
@@ -1188,7 +1200,7 @@ static void rdmacg_test_unaccounted(struct kunit *test)
 	struct rdmacg_device *device, *other;
 	struct rdma_cgroup *root = rdmacg_test_cg(test, NULL);
 	struct rdma_cgroup *cg = rdmacg_test_cg(test, root);
-	struct seq_file sf = { };
+	struct seq_file sf;
 
 	other = rdmacg_test_device(test, TEST_DEV_NAME "_other");
 	device = kunit_kzalloc(test, sizeof(*device), GFP_KERNEL);
@@ -1206,9 +1218,7 @@ static void rdmacg_test_unaccounted(struct kunit *test)
 	rdmacg_uncharge(cg, device, r);
 	rdmacg_uncharge(cg, device, r);
 
-	sf.size = PAGE_SIZE;
-	sf.buf = kunit_kzalloc(test, sf.size, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, sf.buf);
+	rdmacg_test_seq(test, &sf);
 	rdmacg_print_values(&sf, cg, RDMACG_VAL_CURRENT);
 	KUNIT_EXPECT_NULL(test, strstr(sf.buf, TEST_DEV_NAME " "));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, TEST_DEV_NAME "_other "));
@@ -1391,8 +1401,11 @@ static void rdmacg_test_lowered_limit(struct kunit *test)
 		final = atomic64_read(&c->usage);
 		if (final > after)
 			late++;
-		for (i = 0; i < final; i++)
-			rdmacg_uncharge(cg, dev, r);
+		/*
+		 * Give it all back at once: one unit at a time, the chargers
+		 * could take more meanwhile than is given back.
+		 */
+		rdmacg_uncharge_amount(cg, dev, r, final);
 		atomic_sub(final, &held);
 	}
 	WRITE_ONCE(stop, true);
@@ -1462,9 +1475,9 @@ static void rdmacg_test_refusal_attribution(struct kunit *test)
 }
 
 static struct kunit_case rdmacg_test_cases[] = {
-	KUNIT_CASE(rdmacg_test_parse_table),
-	KUNIT_CASE(rdmacg_test_parse_bytes),
-	KUNIT_CASE(rdmacg_test_parse_size),
+	KUNIT_CASE_PARAM(rdmacg_test_set_max, rdmacg_set_max_gen_params),
+	KUNIT_CASE(rdmacg_test_parse_max),
+	KUNIT_CASE_PARAM(rdmacg_test_parse_bytes, rdmacg_bytes_gen_params),
 	KUNIT_CASE(rdmacg_test_mr_mem_limits),
 	KUNIT_CASE(rdmacg_test_mr_mem_hierarchy),
 	KUNIT_CASE(rdmacg_test_mr_mem_files),

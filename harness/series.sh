@@ -1,0 +1,227 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The patch series is where every kernel change of this project lives:
+# harness/series/NNNN-*.patch, in `git format-patch` form, applied in name
+# order with `git am` on pristine Linux 6.12.117 (Debian's linux-source-6.12).
+# The files of ours at their in-tree paths (kernel/, include/, drivers/,
+# tools/, Documentation/) are copies of what the series' last patch leaves;
+# the files we only touch (Kconfig, Makefiles, MAINTAINERS, ib_core) live in
+# the patches alone.
+#
+#   series.sh work       build/patchwork: a small git repository with the
+#                        pristine version of every file the series touches,
+#                        tagged "base", and the series applied by git am,
+#                        one commit per patch
+#   series.sh stage DIR  put the tip's version of every file the series
+#                        touches into DIR (after `work`)
+#   series.sh intree     check that our in-tree files equal the tip
+#   series.sh rules      check the form of the series: fixes first, each
+#                        with Fixes: and Cc: stable
+#   series.sh git        build/series-git: the whole pristine tree as a git
+#                        repository with the series as commits on it, for
+#                        rebase -i, commit --fixup and friends
+#   series.sh save       write build/series-git's commits back: the patches
+#                        to harness/series/ and the tip to our in-tree files
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+SERIES=$HARNESS/series
+WORK=$BUILD/patchwork
+GITTREE=$BUILD/series-git
+BASE_TAG=v6.12.117-debian
+GIT_ID=(-c user.name="RDMA cgroup harness" -c user.email="harness@example.invalid"
+	-c core.autocrlf=false -c commit.gpgsign=false -c am.threeWay=false)
+
+# The patches, in order.
+series_patches() {
+	find "$SERIES" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' |
+		LC_ALL=C sort
+}
+
+# Every path (relative, -p1) that some patch of the series touches.
+series_touched() {
+	local p
+	for p in $(series_patches); do
+		sed -n 's#^diff --git a/\([^ ]*\) b/\([^ ]*\)$#\1\n\2#p' "$p"
+	done | LC_ALL=C sort -u
+}
+
+# Make build/patchwork from the patches (see the head of this file).
+make_work() {
+	local f p n=0
+	[ -f "$PRISTINE/Makefile" ] || die "no pristine tree: run harness/tree.sh first"
+	rm -rf "$WORK"
+	mkdir -p "$WORK"
+	git -C "$WORK" init -q
+	while IFS= read -r f; do
+		if [ -f "$PRISTINE/$f" ]; then
+			mkdir -p "$WORK/$(dirname "$f")"
+			cp "$PRISTINE/$f" "$WORK/$f"
+		fi
+	done < <(series_touched)
+	git -C "$WORK" add -A
+	GIT_AUTHOR_DATE='2026-01-01T00:00:00Z' GIT_COMMITTER_DATE='2026-01-01T00:00:00Z' \
+		git -C "$WORK" "${GIT_ID[@]}" commit -q --allow-empty \
+		-m "Linux 6.12.117 (Debian linux-source-6.12), the files the series touches"
+	git -C "$WORK" tag "$BASE_TAG"
+	for p in $(series_patches); do
+		n=$((n + 1))
+		if ! git -C "$WORK" "${GIT_ID[@]}" am -q --whitespace=error-all "$p" >"$LOGS/series-am.log" 2>&1; then
+			cat "$LOGS/series-am.log" >&2
+			die "$(basename "$p") does not apply with git am on the patches before it"
+		fi
+	done
+	[ $n -gt 0 ] || die "no patches in $SERIES"
+}
+
+need_work() {
+	[ -d "$WORK/.git" ] || die "run harness/series.sh work first"
+}
+
+# stage DIR: the tip's version of every touched file into DIR.
+stage() {
+	local dir=$1
+	need_work
+	mkdir -p "$dir"
+	git -C "$WORK" archive HEAD | tar -x -C "$dir"
+}
+
+# Files the series adds (absent from pristine) and the files we keep
+# in-tree: the tip must have the same content for every one of them.
+intree() {
+	local f bad=0 n=0
+	need_work
+	declare -A mirrored=()
+	while IFS= read -r f; do mirrored[$f]=1; done < <(overlay_files)
+	while IFS= read -r f; do
+		case "$f" in kernel/* | include/* | drivers/* | tools/* | Documentation/*) ;; *) continue ;; esac
+		[ -f "$PRISTINE/$f" ] || mirrored[$f]=1
+	done < <(git -C "$WORK" ls-tree -r --name-only HEAD)
+	for f in $(printf '%s\n' "${!mirrored[@]}" | LC_ALL=C sort); do
+		n=$((n + 1))
+		if ! git -C "$WORK" cat-file -e "HEAD:$f" 2>/dev/null; then
+			say "intree: $f is in the repository but no patch of the series has it"
+			bad=1
+		elif [ ! -f "$REPO/$f" ]; then
+			say "intree: the series adds $f, but the repository does not have it"
+			bad=1
+		elif ! git -C "$WORK" show "HEAD:$f" | cmp -s - "$REPO/$f"; then
+			say "intree: $f differs from the series' tip:"
+			git -C "$WORK" show "HEAD:$f" | diff -u --label "series/$f" --label "$f" - "$REPO/$f" |
+				head -n 40 | sed 's/^/    /'
+			bad=1
+		fi
+	done
+	if [ $bad -ne 0 ]; then
+		say "intree: edit the patch the change belongs to (make series-git,"
+		say "intree: commit --fixup, rebase -i, make series-save); see README.md"
+		return 1
+	fi
+	say "intree: $n files of ours equal the series' tip"
+}
+
+# The series' form: the fixes come first, and each carries a Fixes: tag and
+# Cc: stable; no later patch has a Fixes: tag.
+rules() {
+	local p subj fixes=0 others=0 bad=0 nfix
+	for p in $(series_patches); do
+		subj=$(sed -n 's/^Subject: //p' "$p" | head -n1)
+		if grep -q '^Fixes: [0-9a-f]\{12,\} ("' "$p"; then
+			if [ $others -gt 0 ]; then
+				say "rules: $(basename "$p") has a Fixes: tag after a patch that is not a fix"
+				bad=1
+			fi
+			if ! grep -qx 'Cc: stable@vger.kernel.org' "$p"; then
+				say "rules: $(basename "$p") is a fix without Cc: stable@vger.kernel.org"
+				bad=1
+			fi
+			fixes=$((fixes + 1))
+		else
+			others=$((others + 1))
+		fi
+		say "rules: $(basename "$p"): $subj"
+	done
+	nfix=${SERIES_MIN_FIXES:-1}
+	[ $fixes -ge "$nfix" ] || { say "rules: only $fixes fixes"; bad=1; }
+	say "rules: $fixes fixes first, then $others patches"
+	return $bad
+}
+
+# build/series-git: the whole kernel tree under git, the series on top.
+make_git() {
+	local p
+	[ -f "$PRISTINE/Makefile" ] || die "no pristine tree: run harness/tree.sh first"
+	if [ -e "$GITTREE" ] && [ "${FORCE:-}" != 1 ]; then
+		die "$GITTREE exists (it may hold your work): save it first, then FORCE=1 make series-git"
+	fi
+	rm -rf "$GITTREE" "$GITTREE.tmp"
+	say "series-git: copying the pristine tree (a plain copy: editors may write in place)"
+	cp -a "$PRISTINE" "$GITTREE.tmp"
+	git -C "$GITTREE.tmp" init -q
+	say "series-git: committing the pristine tree (about a minute)"
+	git -C "$GITTREE.tmp" add -A
+	GIT_AUTHOR_DATE='2026-01-01T00:00:00Z' GIT_COMMITTER_DATE='2026-01-01T00:00:00Z' \
+		git -C "$GITTREE.tmp" "${GIT_ID[@]}" commit -q -m "Linux 6.12.117 (Debian linux-source-6.12)"
+	git -C "$GITTREE.tmp" tag "$BASE_TAG"
+	for p in $(series_patches); do
+		git -C "$GITTREE.tmp" "${GIT_ID[@]}" am -q "$p" ||
+			die "$(basename "$p") does not apply"
+	done
+	mv "$GITTREE.tmp" "$GITTREE"
+	say "series-git: $GITTREE has $(git -C "$GITTREE" rev-list --count "$BASE_TAG..HEAD") patches on $BASE_TAG."
+	say "series-git: edit with git there (commit --fixup=<patch>, rebase -i --autosquash $BASE_TAG),"
+	say "series-git: then run make series-save."
+}
+
+# Write build/series-git back into the repository.
+save() {
+	local out f n
+	[ -d "$GITTREE/.git" ] || die "no $GITTREE: make series-git first"
+	git -C "$GITTREE" diff --quiet HEAD && git -C "$GITTREE" diff --cached --quiet ||
+		die "$GITTREE has uncommitted changes: commit them to the patch they belong to first"
+	git -C "$GITTREE" rev-parse -q --verify "$BASE_TAG" >/dev/null || die "no tag $BASE_TAG in $GITTREE"
+	out=$BUILD/series-save.tmp
+	rm -rf "$out"
+	git -C "$GITTREE" format-patch -q --zero-commit --no-signature --no-numbered \
+		-o "$out" "$BASE_TAG..HEAD"
+	n=$(find "$out" -name '*.patch' | wc -l)
+	[ "$n" -gt 0 ] || die "no commits on $BASE_TAG in $GITTREE"
+	find "$SERIES" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' -delete
+	cp "$out"/*.patch "$SERIES/"
+	rm -rf "$out"
+	say "series-save: $n patches written to harness/series/"
+	# The tip's version of the files we keep in-tree, and of the files the
+	# series adds; files we kept that the tip no longer has go.
+	declare -A want=()
+	while IFS= read -r f; do want[$f]=1; done < <(OVERLAY=tracked overlay_files)
+	while IFS= read -r f; do
+		case "$f" in kernel/* | include/* | drivers/* | tools/* | Documentation/*) ;; *) continue ;; esac
+		[ -f "$PRISTINE/$f" ] || want[$f]=1
+	done < <(git -C "$GITTREE" diff --name-only "$BASE_TAG" HEAD)
+	for f in "${!want[@]}"; do
+		if git -C "$GITTREE" cat-file -e "HEAD:$f" 2>/dev/null; then
+			mkdir -p "$REPO/$(dirname "$f")"
+			git -C "$GITTREE" show "HEAD:$f" >"$REPO/$f.tmp"
+			if cmp -s "$REPO/$f.tmp" "$REPO/$f"; then
+				rm -f "$REPO/$f.tmp"
+			else
+				mv "$REPO/$f.tmp" "$REPO/$f"
+				say "series-save: updated $f"
+			fi
+		elif [ -e "$REPO/$f" ]; then
+			rm -f "$REPO/$f"
+			say "series-save: removed $f (the series' tip has no such file)"
+		fi
+	done
+	say "series-save: review with git status / git diff, then commit"
+}
+
+case "${1:-}" in
+work) make_work ;;
+stage) [ -n "${2:-}" ] || die "usage: series.sh stage DIR"; stage "$2" ;;
+intree) intree ;;
+rules) rules ;;
+git) take_lock; make_git ;;
+save) save ;;
+*) die "usage: series.sh work|stage DIR|intree|rules|git|save" ;;
+esac
