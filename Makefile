@@ -39,7 +39,7 @@ fixes-check: deps
 	@bash $(H)/fixes-check.sh
 
 series-git: deps
-	@bash $(H)/tree.sh >/dev/null
+	@[ -f build/pristine/linux-source-6.12/Makefile ] || bash $(H)/tree.sh >/dev/null
 	@bash $(H)/series.sh git
 
 series-save:

@@ -158,8 +158,12 @@ make_git() {
 	say "series-git: copying the pristine tree (a plain copy: editors may write in place)"
 	cp -a "$PRISTINE" "$GITTREE.tmp"
 	git -C "$GITTREE.tmp" init -q
+	# Debian's tarball ignores everything at its top level (its packaging
+	# keeps the kernel elsewhere); that block goes, so that git sees the
+	# tree. No patch touches .gitignore, so the series does not change.
+	sed -i '/^# Debian packaging/,/^!\/debian\/$/d' "$GITTREE.tmp/.gitignore"
 	say "series-git: committing the pristine tree (about a minute)"
-	git -C "$GITTREE.tmp" add -A
+	git -C "$GITTREE.tmp" add -A -f  # the tree as it is, dot files included
 	GIT_AUTHOR_DATE='2026-01-01T00:00:00Z' GIT_COMMITTER_DATE='2026-01-01T00:00:00Z' \
 		git -C "$GITTREE.tmp" "${GIT_ID[@]}" commit -q -m "Linux 6.12.117 (Debian linux-source-6.12)"
 	git -C "$GITTREE.tmp" tag "$BASE_TAG"
@@ -221,7 +225,7 @@ work) make_work ;;
 stage) [ -n "${2:-}" ] || die "usage: series.sh stage DIR"; stage "$2" ;;
 intree) intree ;;
 rules) rules ;;
-git) take_lock; make_git ;;
+git) make_git ;;
 save) save ;;
 *) die "usage: series.sh work|stage DIR|intree|rules|git|save" ;;
 esac

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Judge each test of the fixes in one guest run (make fixes-check).
+
+  fixes-analyze.py --console LOG --results LOG TEST...
+
+TEST: the names of the tests that should have run (harness/fixes/NN-name
+without .sh).  Prints, for each, one line
+  RESULT NAME PASS
+  RESULT NAME FAIL reason
+then the details.  A test passes when its section in the results log has
+a plan and as many results, all "ok" and none skipped (a skipped check
+proves nothing), it exited 0, and the console shows no kernel splat between
+its begin and end markers.  A splat outside every test's markers fails every
+test (it can not be attributed).  Uses analyze.py's patterns and rules.
+"""
+import argparse, os, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import analyze  # noqa: E402
+
+
+def sections(results):
+    """name -> dict(plan, seen, fails, skips, skip_all, rc, done)"""
+    out, cur, own = {}, None, set()
+    for l in results:
+        m = analyze.MARK.search(l)
+        if m:
+            kind, name = m.group(1), m.group(2)
+            if kind == "begin":
+                cur = out.setdefault(name, dict(plan=None, seen=0, fails=0, skips=0,
+                                                skip_all=False, rc=None, lines=[]))
+            elif kind == "end" and cur is not None:
+                cur["rc"] = int(m.group(3) or 0)
+                cur = None
+            continue
+        if cur is None:
+            continue
+        if l.strip():
+            own.add(l.strip())
+        cur["lines"].append(l)
+        p = analyze.PLAN.match(l)
+        if p:
+            cur["plan"] = int(p.group(1)) if cur["plan"] is None else -1
+            if cur["plan"] == 0 and p.group(2):
+                cur["skip_all"] = True
+            continue
+        t = analyze.TAP.match(l)
+        if not t:
+            continue
+        cur["seen"] += 1
+        if t.group(1) != "ok":
+            cur["fails"] += 1
+        elif analyze.re.search(r"#\s*SKIP", t.group(2), analyze.re.I):
+            cur["skips"] += 1
+    return out, own
+
+
+def splats(console, own):
+    """name (None: outside every test) -> suspicious console lines"""
+    found, cur, quiet_until = {}, None, -1
+    for i, l in enumerate(console):
+        m = analyze.MARK.search(l)
+        if m:
+            cur = m.group(2) if m.group(1) == "begin" else None
+            continue
+        if analyze.EXPECTED_TRACE.search(l):
+            quiet_until = i + 40
+        if l.strip() in own:
+            continue
+        if analyze.SPLAT.search(l):
+            if "Call Trace:" in l and i <= quiet_until:
+                continue
+            found.setdefault(cur, []).append("console:%d: %s" % (i + 1, l))
+    return found
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--console", required=True)
+    ap.add_argument("--results", required=True)
+    ap.add_argument("tests", nargs="+")
+    a = ap.parse_args()
+    console, results = analyze.read(a.console), analyze.read(a.results)
+    secs, own = sections(results)
+    found = splats(console, own)
+    details = []
+    for name in a.tests:
+        s = secs.get(name)
+        why = None
+        if s is None:
+            why = "did not run (the guest crashed, hung or timed out before it)"
+        elif s["rc"] is None:
+            why = "never finished (the guest crashed, hung or timed out in it)"
+        else:
+            why = analyze.judge(name, s["rc"], s["plan"], s["seen"], s["fails"], s["skip_all"])
+            if why is None and s["fails"]:
+                why = "%d of %d checks failed" % (s["fails"], s["seen"])
+            if why is None and (s["skips"] or s["skip_all"]):
+                why = "skipped checks prove nothing"
+            if why is None and s["rc"] != 0:
+                why = "exited %d" % s["rc"]
+        if found.get(name):
+            why = (why + "; " if why else "") + "kernel splat during the test: " + \
+                found[name][0].split(": ", 1)[1].strip()
+        if found.get(None):
+            why = (why + "; " if why else "") + "kernel splat outside the tests"
+        print("RESULT %s %s" % (name, "PASS" if why is None else "FAIL " + why))
+        if s is not None:
+            for l in s["lines"]:
+                if l.startswith("not ok") or (l.startswith("#") and s["fails"]):
+                    details.append("%s: %s" % (name, l))
+    for name, lines in found.items():
+        for l in lines[:20]:
+            details.append("splat (%s): %s" % (name or "outside the tests", l))
+    for d in details[:200]:
+        print("  " + d)
+
+
+if __name__ == "__main__":
+    main()

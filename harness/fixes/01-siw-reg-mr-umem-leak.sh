@@ -1,0 +1,157 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Test of fix 1 (make fixes-check):
+# "RDMA/siw: Release the umem of an MR that got no memory object"
+#
+# siw_reg_user_mr() pins the pages (siw_umem_get(), through ib_umem_get(),
+# which adds them to the process's pinned_vm), allocates the MR, then
+# siw_mr_add_mem().  When siw_mr_add_mem() fails, the error path before the
+# fix frees the MR but not the umem: the pages stay pinned (VmPin of the
+# process does not go back to 0) and the umem is never freed (kmemleak).
+#
+# The failure is injected deterministically: failslab's stacktrace filter
+# (require-start/end) is set to the address range of siw_mr_add_mem() from
+# /proc/kallsyms, and verbs_worker arms /proc/thread-self/fail-nth with 1
+# just before its ibv_reg_mr(), so that exactly the first allocation made
+# under siw_mr_add_mem() (its kzalloc of the siw_mem) fails, nothing else.
+# Only what upstream 6.12 has is used (no rdma.mr_mem files).
+#
+# Environment: DEV (default siw0).
+
+DEV=${DEV:-siw0}
+FS=/sys/kernel/debug/failslab
+KML=/sys/kernel/debug/kmemleak
+TMP=${TMPDIR:-/tmp}/fix01.$$
+MIN_AGE=6	# kmemleak reports nothing younger than 5 s
+
+. /lib/harness/tap.sh
+. /lib/harness/kmemleak.sh
+. /lib/harness/wait.sh
+
+KNOBS="probability interval times space verbose task-filter ignore-gfp-wait
+cache-filter stacktrace-depth require-start require-end reject-start reject-end"
+
+fs_set() { echo "$2" >"$FS/$1"; }
+
+worker=
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	rm -f "$TMP/hold"
+	[ -n "$worker" ] && wait "$worker" 2>/dev/null
+	if [ -f "$TMP/failslab.saved" ]; then
+		fs_set probability 0
+		while read -r k v; do
+			fs_set "$k" "$v" 2>/dev/null
+		done <"$TMP/failslab.saved"
+	fi
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+mkdir -p "$TMP"
+
+# func_range NAME: "START END" (16 hex digits each) of the text symbol NAME,
+# END being the address of the next text symbol.
+func_range() {
+	awk -v f="$1" '
+		$2 ~ /^[tT]$/ && length($1) == 16 { a[++n] = $1; if ($3 == f && s == "") s = $1 }
+		END {
+			if (s == "") exit 1
+			for (i = 1; i <= n; i++)
+				if (a[i] > s && (e == "" || a[i] < e)) e = a[i]
+			if (e == "") exit 1
+			print s, e
+		}' /proc/kallsyms
+}
+
+echo "TAP version 13"
+echo "1..4"
+
+# 1: failslab aimed at siw_mr_add_mem()
+why=
+if [ ! -d "/sys/class/infiniband/$DEV" ]; then
+	why="no device $DEV"
+elif [ ! -w "$FS/require-start" ] || [ ! -e /proc/self/fail-nth ]; then
+	why="no failslab stacktrace filter or no fail-nth (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS, CONFIG_FAULT_INJECTION_STACKTRACE_FILTER)"
+elif ! range=$(func_range siw_mr_add_mem); then
+	why="no siw_mr_add_mem in /proc/kallsyms"
+else
+	for k in $KNOBS; do
+		[ -e "$FS/$k" ] && echo "$k $(cat "$FS/$k")"
+	done >"$TMP/failslab.saved"
+	# shellcheck disable=SC2086
+	set -- $range
+	# kmemleak_alloc() allocates on the same stack: never fail it
+	if kr=$(func_range kmemleak_alloc); then
+		# shellcheck disable=SC2086
+		set -- "$1" "$2" $kr
+	else
+		set -- "$1" "$2" 0 0
+	fi
+	if ! { fs_set probability 0 && fs_set interval 1 && fs_set times -1 &&
+	       fs_set space 0 && fs_set verbose 1 && fs_set task-filter N &&
+	       fs_set ignore-gfp-wait N && fs_set cache-filter N &&
+	       fs_set stacktrace-depth 32 &&
+	       fs_set reject-start "0x${3#0x}" && fs_set reject-end "0x${4#0x}" &&
+	       fs_set require-start "0x$1" && fs_set require-end "0x$2"; }; then
+		why="configuring $FS failed"
+	fi
+fi
+if [ -n "$why" ]; then
+	fail "setup: failslab aimed at siw_mr_add_mem() # $why"
+	skip "ibv_reg_mr fails with ENOMEM when siw_mr_add_mem() fails" "setup failed"
+	skip "VmPin 0 kB after the failed ibv_reg_mr" "setup failed"
+	skip "kmemleak: no new unreferenced objects" "setup failed"
+	exit 1
+fi
+pass "setup: failslab aimed at siw_mr_add_mem() [0x$1, 0x$2)"
+
+have_kmemleak=0
+if [ -w "$KML" ] && kmemleak_scan; then
+	have_kmemleak=1
+	kmemleak_addrs >"$TMP/kml.before"
+fi
+
+# 2: a context, a PD, then one MR (one page) whose registration gets the
+# first allocation under siw_mr_add_mem() failed; the worker then holds
+# what it has until $TMP/hold is gone.
+touch "$TMP/hold"
+verbs_worker -d "$DEV" hold -c 1 -p 1 -m 1 -F 1 -f mr -w "$TMP/hold" -T 120 \
+	>"$TMP/out" 2>&1 &
+worker=$!
+held() { grep -q '^hold:' "$TMP/out"; }
+if ! wait_for 60 held; then
+	fail "ibv_reg_mr fails with ENOMEM when siw_mr_add_mem() fails"
+	echo "the worker did not report within 60 s:" | diag
+	diag <"$TMP/out"
+	skip "VmPin 0 kB after the failed ibv_reg_mr" "no worker"
+	skip "kmemleak: no new unreferenced objects" "no worker"
+	exit 1
+fi
+out=$(grep '^hold:' "$TMP/out")
+case "$out" in
+*" ctx_ok=1 ctx_err=none pd_ok=1 pd_err=none "*" mr_ok=0 mr_err=ENOMEM "*" injected=1")
+	pass "ibv_reg_mr fails with ENOMEM when siw_mr_add_mem() fails" ;;
+*)
+	fail "ibv_reg_mr fails with ENOMEM when siw_mr_add_mem() fails"
+	echo "want ctx_ok=1 pd_ok=1 mr_ok=0 mr_err=ENOMEM injected=1, got: $out" | diag ;;
+esac
+
+# 3: the pages of the failed MR are unpinned: the worker, which holds no MR,
+# has nothing pinned.  Before the fix they stay pinned (VmPin: 4 kB).
+pin=$(awk '$1 == "VmPin:" { print $2 " " $3 }' "/proc/$worker/status")
+check "VmPin 0 kB after the failed ibv_reg_mr (pinned_vm of the worker)" "0 kB" "$pin"
+
+rm -f "$TMP/hold"
+wait "$worker"
+worker=
+
+# 4: nothing leaked once the worker is gone (before the fix: the siw_umem,
+# its page chunk array and the ib_umem with its scatterlist).
+if [ "$have_kmemleak" != 1 ]; then
+	fail "kmemleak: no new unreferenced objects # $KML not available"
+else
+	kmemleak_tap "$TMP/kml.before" "$TMP/kml.new"
+fi
+
+exit "$failed"

@@ -1,0 +1,102 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Test of fix 2 (make fixes-check):
+# "RDMA/core: Drop the restrack task reference when GET_CONTEXT fails"
+#
+# Before the fix, every UVERBS_METHOD_GET_CONTEXT ioctl that fails in
+# ib_init_ucontext() keeps a reference on the calling task, whose
+# task_struct (with its signal_struct and credentials) is never freed once
+# the process has exited: kmemleak reports them.  As in
+# guest/tests/40-ib-refused-charge-leak.sh, but short: in a cgroup limited
+# to "DEV hca_handle=1 hca_object=2", refuse_loop forks processes that hold
+# one context and get GET_CONTEXT refused by the limit (ibv_open_device and
+# a raw ioctl on a new fd: EAGAIN) and issued twice on one fd (EINVAL).
+# Only what upstream 6.12 has is used (rdma.max, rdma.current).
+#
+# Environment: DEV (default siw0), REFUSE_ITERATIONS (default 20).
+
+DEV=${DEV:-siw0}
+ITER=${REFUSE_ITERATIONS:-20}
+CGROOT=/sys/fs/cgroup
+CG=$CGROOT/fix02
+KML=/sys/kernel/debug/kmemleak
+TMP=${TMPDIR:-/tmp}/fix02.$$
+MIN_AGE=6	# kmemleak reports nothing younger than 5 s
+
+. /lib/harness/tap.sh
+. /lib/harness/kmemleak.sh
+. /lib/harness/wait.sh
+
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	rmdir "$CG" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+mkdir -p "$TMP"
+
+echo "TAP version 13"
+echo "1..4"
+
+# 1: the limit is in place (compared word by word: whether the line ends
+# with a space is fix 4's business).
+setup_ok=0
+if [ ! -d "/sys/class/infiniband/$DEV" ]; then
+	fail "setup: rdma.max \"$DEV hca_handle=1 hca_object=2\" # no device $DEV"
+elif ! grep -qw rdma "$CGROOT/cgroup.controllers" 2>/dev/null; then
+	fail "setup: rdma.max \"$DEV hca_handle=1 hca_object=2\" # no rdma controller"
+else
+	grep -qw rdma "$CGROOT/cgroup.subtree_control" ||
+		echo +rdma >"$CGROOT/cgroup.subtree_control"
+	rmdir "$CG" 2>/dev/null
+	if mkdir "$CG" && echo "$DEV hca_handle=1 hca_object=2" >"$CG/rdma.max" &&
+	   [ "$(grep "^$DEV " "$CG/rdma.max" | xargs)" = "$DEV hca_handle=1 hca_object=2" ]; then
+		setup_ok=1
+		pass "setup: rdma.max \"$DEV hca_handle=1 hca_object=2\""
+	else
+		fail "setup: rdma.max \"$DEV hca_handle=1 hca_object=2\""
+		diag <"$CG/rdma.max" 2>&1
+	fi
+fi
+
+have_kmemleak=0
+if [ -w "$KML" ] && kmemleak_scan; then
+	have_kmemleak=1
+	kmemleak_addrs >"$TMP/before"
+fi
+
+# 2: every refusal is what it should be (EAGAIN, EINVAL on a used fd).
+what="$ITER processes: GET_CONTEXT refused with EAGAIN by hca_handle=1 (ibv_open_device, raw ioctl) and with EINVAL on a used fd"
+if [ "$setup_ok" = 1 ]; then
+	if refuse_loop -d "$DEV" -n "$ITER" -s ore -g "$CG" >"$TMP/loop" 2>&1; then
+		pass "$what"
+	else
+		fail "$what"
+	fi
+	head -n 20 "$TMP/loop" | diag
+else
+	skip "$what" "setup failed"
+fi
+
+# 3: the charges are back to zero once the processes are gone.
+zero() { [ "$(grep "^$DEV " "$CG/rdma.current" | xargs)" = "$DEV hca_handle=0 hca_object=0" ]; }
+if [ "$setup_ok" != 1 ]; then
+	skip "rdma.current back to \"$DEV hca_handle=0 hca_object=0\"" "setup failed"
+elif wait_for 10 zero; then
+	pass "rdma.current back to \"$DEV hca_handle=0 hca_object=0\""
+else
+	fail "rdma.current back to \"$DEV hca_handle=0 hca_object=0\""
+	diag <"$CG/rdma.current"
+fi
+
+# 4: no task_struct (or anything else) leaked.
+if [ "$have_kmemleak" != 1 ]; then
+	fail "kmemleak: no new unreferenced objects # $KML not available"
+elif [ "$setup_ok" != 1 ]; then
+	skip "kmemleak: no new unreferenced objects" "setup failed"
+else
+	kmemleak_tap "$TMP/before" "$TMP/new"
+fi
+
+exit "$failed"

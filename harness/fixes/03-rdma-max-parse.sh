@@ -1,0 +1,101 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Test of fix 3 (make fixes-check):
+# "cgroup/rdma: Refuse prefixes of "max", empty values and trailing garbage"
+#
+# Before the fix rdma.max takes "m", "ma" and "" as max, and "5abc" and
+# "08" as 5 and 0.  After it these writes fail with EINVAL and change
+# nothing, while "max", decimal, "0x10" and "010" set what they always
+# did, and "+5" and "-1" stay refused.  Lines are compared word by word:
+# whether they end with a space is fix 4's business.
+#
+# Environment: DEV (default siw0).
+
+DEV=${DEV:-siw0}
+CGROOT=/sys/fs/cgroup
+CG=$CGROOT/fix03
+START="$DEV hca_handle=7 hca_object=9"
+
+. /lib/harness/tap.sh
+
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() { rmdir "$CG" 2>/dev/null; }
+trap cleanup EXIT
+
+# DEV's line of rdma.max, its words separated by single spaces.
+line() { grep "^$DEV " "$CG/rdma.max" | xargs; }
+
+BAD="hca_handle=m hca_handle=ma hca_handle= hca_object=5abc hca_object=08 hca_object=+5 hca_handle=-1"
+# value written -> line expected, one pair per line
+GOOD="hca_handle=max|$DEV hca_handle=max hca_object=9
+hca_object=12|$DEV hca_handle=7 hca_object=12
+hca_object=0x10|$DEV hca_handle=7 hca_object=16
+hca_handle=010|$DEV hca_handle=8 hca_object=9
+hca_handle=max hca_object=max|$DEV hca_handle=max hca_object=max"
+
+echo "TAP version 13"
+echo "1..13"
+
+# 1: a cgroup with a limit
+setup_ok=0
+if [ ! -d "/sys/class/infiniband/$DEV" ]; then
+	fail "setup: rdma.max \"$START\" # no device $DEV"
+elif ! grep -qw rdma "$CGROOT/cgroup.controllers"; then
+	fail "setup: rdma.max \"$START\" # no rdma controller"
+else
+	grep -qw rdma "$CGROOT/cgroup.subtree_control" ||
+		echo +rdma >"$CGROOT/cgroup.subtree_control"
+	rmdir "$CG" 2>/dev/null
+	if mkdir "$CG" && [ "$(cgtool write "$CG/rdma.max" "$START")" = ok ] &&
+	   [ "$(line)" = "$START" ]; then
+		setup_ok=1
+		pass "setup: rdma.max \"$START\""
+	else
+		fail "setup: rdma.max \"$START\""
+		diag <"$CG/rdma.max"
+	fi
+fi
+
+# 2..8: refused with EINVAL, rdma.max unchanged
+for v in $BAD; do
+	what="\"$DEV $v\" refused with EINVAL, rdma.max unchanged"
+	if [ "$setup_ok" != 1 ]; then
+		skip "$what" "setup failed"
+		continue
+	fi
+	out=$(cgtool write "$CG/rdma.max" "$DEV $v")
+	after=$(line)
+	if [ "$out" = "write EINVAL" ] && [ "$after" = "$START" ]; then
+		pass "$what"
+	else
+		fail "$what"
+		printf 'write: %s (want write EINVAL)\nrdma.max: %s (want %s)\n' \
+			"$out" "$after" "$START" | diag
+		# back to the start for the next one
+		cgtool write "$CG/rdma.max" "$START" >/dev/null
+	fi
+done
+
+# 9..13: accepted, with the value they always had
+echo "$GOOD" | {
+	while IFS='|' read -r v want; do
+		what="\"$DEV $v\" sets \"$want\""
+		if [ "$setup_ok" != 1 ]; then
+			skip "$what" "setup failed"
+			continue
+		fi
+		cgtool write "$CG/rdma.max" "$START" >/dev/null
+		out=$(cgtool write "$CG/rdma.max" "$DEV $v")
+		after=$(line)
+		if [ "$out" = ok ] && [ "$after" = "$want" ]; then
+			pass "$what"
+		else
+			fail "$what"
+			printf 'write: %s (want ok)\nrdma.max: %s\n' "$out" "$after" | diag
+		fi
+	done
+	exit "$failed"
+} || failed=1
+
+exit "$failed"

@@ -1,0 +1,92 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Test of fix 4 (make fixes-check):
+# "cgroup/rdma: Drop the trailing space from rdma.max and rdma.current"
+#
+# Before the fix every line of rdma.max and rdma.current ends with a space
+# ("siw0 hca_handle=2 hca_object=max \n"). The files must be exactly the
+# lines below, byte for byte: without a limit, with one, and while a
+# process holds a context and a PD.
+#
+# Environment: DEV (default siw0).
+
+DEV=${DEV:-siw0}
+CGROOT=/sys/fs/cgroup
+CG=$CGROOT/fix04
+TMP=${TMPDIR:-/tmp}/fix04.$$
+
+. /lib/harness/tap.sh
+. /lib/harness/wait.sh
+
+worker=
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	rm -f "$TMP/hold"
+	[ -n "$worker" ] && wait "$worker" 2>/dev/null
+	rmdir "$CG" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+mkdir -p "$TMP"
+
+# exact FILE LINE: FILE is exactly LINE and a newline (only DEV is
+# registered in this guest); the bytes of both are shown if not.
+exact() {
+	printf '%s\n' "$2" >"$TMP/want"
+	if cmp -s "$TMP/want" "$1"; then
+		pass "$1 is exactly \"$2\\n\""
+	else
+		fail "$1 is exactly \"$2\\n\""
+		{ echo "want (sed -n l, \$ marks the end of a line):"; sed -n l "$TMP/want"
+		  echo "got:"; sed -n l "$1"; } | diag
+	fi
+}
+
+echo "TAP version 13"
+echo "1..5"
+
+setup_ok=0
+if [ ! -d "/sys/class/infiniband/$DEV" ]; then
+	fail "setup: cgroup $CG # no device $DEV"
+elif ! grep -qw rdma "$CGROOT/cgroup.controllers"; then
+	fail "setup: cgroup $CG # no rdma controller"
+else
+	grep -qw rdma "$CGROOT/cgroup.subtree_control" ||
+		echo +rdma >"$CGROOT/cgroup.subtree_control"
+	rmdir "$CG" 2>/dev/null
+	if mkdir "$CG"; then
+		setup_ok=1
+		pass "setup: cgroup $CG"
+	else
+		fail "setup: cgroup $CG"
+	fi
+fi
+if [ "$setup_ok" != 1 ]; then
+	for t in "rdma.max, no limit" "rdma.max, a limit" "rdma.current, held"; do
+		skip "$t" "setup failed"
+	done
+	skip "rdma.current, idle" "setup failed"
+	exit 1
+fi
+
+exact "$CG/rdma.max" "$DEV hca_handle=max hca_object=max"
+echo "$DEV hca_handle=2" >"$CG/rdma.max"
+exact "$CG/rdma.max" "$DEV hca_handle=2 hca_object=max"
+
+touch "$TMP/hold"
+verbs_worker -d "$DEV" -g "$CG" hold -c 1 -p 1 -w "$TMP/hold" -T 120 >"$TMP/out" 2>&1 &
+worker=$!
+held() { grep -q '^hold:' "$TMP/out"; }
+if wait_for 60 held; then
+	exact "$CG/rdma.current" "$DEV hca_handle=1 hca_object=1"
+else
+	fail "$CG/rdma.current while a context and a PD are held # the worker did not report"
+	diag <"$TMP/out"
+fi
+rm -f "$TMP/hold"
+wait "$worker"
+worker=
+exact "$CG/rdma.current" "$DEV hca_handle=0 hca_object=0"
+
+exit "$failed"

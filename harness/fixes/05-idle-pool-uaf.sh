@@ -1,0 +1,100 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Test of fix 5 (make fixes-check):
+# "cgroup/rdma: Free idle pools when a cgroup goes offline"
+#
+# A pool that a limit write created and that never held a charge stayed on
+# the device's list after its cgroup was freed; removing the device then
+# unlinks it from the freed cgroup: a use-after-free that KASAN (or list
+# debugging) reports.  Here: mkdir; a limit; rmdir; wait until the cgroup
+# is really freed (its parent's cgroup.stat shows no dying descendant);
+# then `rdma link delete DEV` must leave no splat in the kernel log.  The
+# device is added back afterwards.  The harness also fails the test for a
+# splat on the console between its markers.
+#
+# Environment: DEV (default siw0, a soft-iWARP device on lo).
+
+DEV=${DEV:-siw0}
+CGROOT=/sys/fs/cgroup
+P=$CGROOT/fix05
+TMP=${TMPDIR:-/tmp}/fix05.$$
+MARK="fix05: start $$"
+
+. /lib/harness/tap.sh
+. /lib/harness/wait.sh
+. /lib/harness/rdmacg.sh
+
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	[ -d "/sys/class/infiniband/$DEV" ] ||
+		rdma link add "$DEV" type siw netdev lo 2>/dev/null
+	rmdir "$P/idle" "$P" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+mkdir -p "$TMP"
+
+dying() { sed -n 's/^nr_dying_descendants //p' "$P/cgroup.stat"; }
+freed() { [ "$(dying)" = 0 ]; }
+
+echo "TAP version 13"
+echo "1..4"
+echo "$MARK" >/dev/kmsg
+
+# 1: an idle pool: a limit in a cgroup that never charges anything
+setup_ok=0
+if [ ! -d "/sys/class/infiniband/$DEV" ]; then
+	fail "setup: idle pool in $P/idle # no device $DEV"
+elif ! grep -qw rdma "$CGROOT/cgroup.controllers"; then
+	fail "setup: idle pool in $P/idle # no rdma controller"
+else
+	grep -qw rdma "$CGROOT/cgroup.subtree_control" ||
+		echo +rdma >"$CGROOT/cgroup.subtree_control"
+	rmdir "$P/idle" "$P" 2>/dev/null
+	if mkdir "$P" && echo +rdma >"$P/cgroup.subtree_control" && mkdir "$P/idle" &&
+	   echo "$DEV hca_handle=1" >"$P/idle/rdma.max" &&
+	   grep -q "^$DEV hca_handle=1 " "$P/idle/rdma.max"; then
+		setup_ok=1
+		pass "setup: idle pool in $P/idle (rdma.max \"$DEV hca_handle=1\")"
+	else
+		fail "setup: idle pool in $P/idle"
+	fi
+fi
+if [ "$setup_ok" != 1 ]; then
+	skip "cgroup freed after rmdir" "setup failed"
+	skip "rdma link delete $DEV" "setup failed"
+	skip "kernel log: no splat" "setup failed"
+	exit 1
+fi
+
+# 2: rmdir, and the cgroup really freed (css_free has run: the parent's
+# nr_dying_descendants drops only after that)
+rmdir "$P/idle"
+if wait_for 60 freed; then
+	pass "cgroup freed after rmdir ($P/cgroup.stat: nr_dying_descendants 0)"
+else
+	fail "cgroup freed after rmdir ($P/cgroup.stat: nr_dying_descendants 0)"
+	echo "nr_dying_descendants is still $(dying) after 60 s" | diag
+fi
+
+# 3: remove the device: every pool of it is freed
+if timeout 60 rdma link delete "$DEV" >"$TMP/del" 2>&1 &&
+   [ ! -d "/sys/class/infiniband/$DEV" ]; then
+	pass "rdma link delete $DEV"
+else
+	fail "rdma link delete $DEV"
+	diag <"$TMP/del"
+fi
+
+# 4: without a use-after-free on the way
+if rdmacg_splats "$MARK" "$TMP/dmesg"; then
+	fail "kernel log: no splat"
+	head -n 40 "$TMP/dmesg.splat" | diag
+else
+	pass "kernel log: no splat"
+fi
+
+rdma link add "$DEV" type siw netdev lo ||
+	echo "# could not add $DEV back" >&2
+exit "$failed"
