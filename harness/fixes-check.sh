@@ -17,7 +17,13 @@
 #   fix N SUBJECT: FAIL before (tree N-1), PASS after (tree N)
 # and the exit status is non-zero unless every fix's test fails on the tree
 # just before it and passes on the tree with it, and every test passes on
-# the last tree (the fixes alone).  Logs: build/logs/fixes-*.
+# the last tree (the fixes alone).
+#
+# One more tree, R: the series up to the patch before the first one that
+# changes what users see (REWORK_END_BEFORE, the strict parser), i.e. the
+# fixes, the lock-free rework, its KUnit suite and its documentation.  The
+# rework promises 6.12's behaviour with the fixes, so every fix test must
+# pass on it too.  Logs: build/logs/fixes-*.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 take_lock
@@ -27,6 +33,8 @@ WORK=$BUILD/fixes-work
 FSRC=$BUILD/src-fixes
 NAME=fixes # obj-fixes, cfg-fixes, initramfs-fixes.cpio.gz (kernel.sh)
 BASE_TAG=v6.12.117-debian
+# the subject of the first patch that may change what the fix tests see
+REWORK_END_BEFORE=${REWORK_END_BEFORE:-'cgroup/rdma: Parse rdma.max strictly'}
 GIT_ID=(-c user.name="RDMA cgroup harness" -c user.email="harness@example.invalid"
 	-c core.autocrlf=false -c commit.gpgsign=false -c am.threeWay=false)
 t_start=$(date +%s)
@@ -44,13 +52,21 @@ for p in $(find "$HARNESS/series" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patc
 done
 k=${#fixes[@]}
 [ "$k" -gt 0 ] || die "the series does not start with a fix (a patch with a Fixes: tag)"
+# The patches of tree R after the fixes.
+rework=()
+for p in $(find "$HARNESS/series" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' | LC_ALL=C sort | tail -n +$((k + 1))); do
+	subj=$(git mailinfo /dev/null /dev/null <"$p" | sed -n 's/^Subject: //p')
+	[ "$subj" = "$REWORK_END_BEFORE" ] && break
+	rework+=("$p")
+done
+[ ${#rework[@]} -gt 0 ] || die "no patch between the fixes and \"$REWORK_END_BEFORE\""
 
 # build/fixes-work: the pristine files the fixes touch, then git am of each.
 say "==> git am of fixes 1..$k on the pristine 6.12.117 files they touch ($WORK)"
 rm -rf "$WORK"
 mkdir -p "$WORK"
 git -C "$WORK" init -q
-for f in $(sed -n 's#^diff --git a/\([^ ]*\) b/\([^ ]*\)$#\1\n\2#p' "${fixes[@]}" | LC_ALL=C sort -u); do
+for f in $(sed -n 's#^diff --git a/\([^ ]*\) b/\([^ ]*\)$#\1\n\2#p' "${fixes[@]}" "${rework[@]}" | LC_ALL=C sort -u); do
 	if [ -f "$PRISTINE/$f" ]; then
 		mkdir -p "$WORK/$(dirname "$f")"
 		cp "$PRISTINE/$f" "$WORK/$f"
@@ -73,6 +89,15 @@ for i in $(seq 1 "$k"); do
 	subjects+=("$(git -C "$WORK" log -1 --format=%s)")
 	say "    fix $i: ${subjects[$i]}"
 done
+for p in "${rework[@]}"; do
+	if ! git -C "$WORK" "${GIT_ID[@]}" am -q --whitespace=error-all "$p" >"$LOGS/fixes-am.log" 2>&1; then
+		cat "$LOGS/fixes-am.log"
+		die "$(basename "$p") does not apply after the fixes"
+	fi
+done
+R=$((k + 1)) # the index of tree R
+commits+=("$(git -C "$WORK" rev-parse HEAD)")
+say "    tree R: + ${#rework[@]} patches, up to \"$(git -C "$WORK" log -1 --format=%s)\""
 mapfile -t touched < <(git -C "$WORK" diff --name-only "$BASE_TAG" HEAD)
 
 # The test of each fix, harness/fixes/NN-*.sh, whose header names its subject.
@@ -123,9 +148,11 @@ set_tree() {
 declare -A result=()
 build_s=() boot_s=()
 export HARNESS_SRC=$FSRC HARNESS_NAME=$NAME
-for i in $(seq 0 "$k"); do
+for i in $(seq 0 "$R"); do
 	if [ "$i" = 0 ]; then
 		say "==> tree 0: pristine 6.12.117"
+	elif [ "$i" = "$R" ]; then
+		say "==> tree R: pristine 6.12.117 + the series up to the rework's documentation"
 	else
 		say "==> tree $i: pristine 6.12.117 + fixes 1..$i"
 	fi
@@ -182,10 +209,24 @@ if [ $last_ok = 1 ]; then
 else
 	bad=1
 fi
+rework_ok=1
+for j in $(seq 1 "$k"); do
+	if [ "${result[$R,$j]%% *}" != PASS ]; then
+		rework_ok=0
+		say "fix $j's test fails on tree R (the rework): ${result[$R,$j]#FAIL }"
+	fi
+done
+if [ $rework_ok = 1 ]; then
+	say "the rework keeps what 6.12 with the fixes shows: the $k fix tests pass on tree R"
+else
+	bad=1
+fi
 say ""
 say "tree  build  boot   $(for j in $(seq 1 "$k"); do printf 'fix%-3s' "$j"; done)"
-for i in $(seq 0 "$k"); do
-	printf '%-5s %4ss  %4ss  ' "$i" "${build_s[$i]}" "${boot_s[$i]}"
+for i in $(seq 0 "$R"); do
+	label=$i
+	[ "$i" = "$R" ] && label=R
+	printf '%-5s %4ss  %4ss  ' "$label" "${build_s[$i]}" "${boot_s[$i]}"
 	for j in $(seq 1 "$k"); do printf '%-6s' "${result[$i,$j]%% *}"; done
 	printf '\n'
 done

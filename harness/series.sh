@@ -186,7 +186,7 @@ save() {
 	git -C "$GITTREE" rev-parse -q --verify "$BASE_TAG" >/dev/null || die "no tag $BASE_TAG in $GITTREE"
 	out=$BUILD/series-save.tmp
 	rm -rf "$out"
-	git -C "$GITTREE" format-patch -q --zero-commit --no-signature --no-numbered \
+	git -C "$GITTREE" -c core.abbrev=12 format-patch -q --zero-commit --no-signature --no-numbered \
 		-o "$out" "$BASE_TAG..HEAD"
 	n=$(find "$out" -name '*.patch' | wc -l)
 	[ "$n" -gt 0 ] || die "no commits on $BASE_TAG in $GITTREE"
