@@ -785,12 +785,12 @@ static int worker_send_req(struct worker *w, const struct wreq *req)
 }
 
 /* Sends a request; an MR it creates is the first page of mr_buf. */
-int worker_send(struct worker *w, int op, int type, int count, int index,
-		int delay_ms)
+int worker_send(struct worker *w, const struct wcmd *cmd)
 {
 	struct wreq req = {
-		.op = op, .type = type, .count = count, .index = index,
-		.delay_ms = delay_ms, .offset = 0, .length = PAGE_SIZE,
+		.op = cmd->op, .type = cmd->type, .count = cmd->count,
+		.index = cmd->index, .delay_ms = cmd->delay_ms,
+		.offset = 0, .length = PAGE_SIZE,
 	};
 
 	return worker_send_req(w, &req);
@@ -809,15 +809,21 @@ int worker_recv(struct worker *w, struct wres *res)
 }
 
 /*
- * Asks @w to do @op @count times and checks that exactly @done of them
- * succeeded and that the first failure, if any, was @err.
+ * Asks @w to do @call->op @call->count times and checks that exactly
+ * @call->done of them succeeded and that the first failure, if any, was
+ * @call->err.
  */
-bool wdo(struct worker *w, int op, int type, int count, int index, int done,
-	 int err)
+bool wdo(struct worker *w, const struct wcall *call)
 {
+	int op = call->op, type = call->type, count = call->count;
+	int done = call->done, err = call->err;
+	struct wcmd cmd = {
+		.op = op, .type = type, .count = count, .index = call->index,
+		.delay_ms = 0,
+	};
 	struct wres res;
 
-	if (worker_send(w, op, type, count, index, 0) || worker_recv(w, &res))
+	if (worker_send(w, &cmd) || worker_recv(w, &res))
 		return false;
 	if (res.done == done && res.err == err)
 		return true;
@@ -829,15 +835,16 @@ bool wdo(struct worker *w, int op, int type, int count, int index, int done,
 }
 
 /*
- * Asks @w to register an MR of @length bytes at @offset into mr_buf, with
- * the newest PD of its newest context, and checks that it fails with @err
- * or succeeds if @err is 0.
+ * Asks @w to register an MR of @mr->length bytes at @mr->offset into
+ * mr_buf, with the newest PD of its newest context, and checks that it
+ * fails with @mr->err or succeeds if @mr->err is 0.
  */
-bool w_reg_mr(struct worker *w, uint64_t offset, uint64_t length, int err)
+bool w_reg_mr(struct worker *w, const struct wmr *mr)
 {
+	int err = mr->err;
 	struct wreq req = {
 		.op = W_CREATE, .type = OBJ_MR, .count = 1,
-		.offset = offset, .length = length,
+		.offset = mr->offset, .length = mr->length,
 	};
 	struct wres res;
 
@@ -846,8 +853,8 @@ bool w_reg_mr(struct worker *w, uint64_t offset, uint64_t length, int err)
 	if (res.done == !err && res.err == err)
 		return true;
 	ksft_print_msg("worker %d: MR of %llu bytes at offset %llu: expected %s, got %s\n",
-		       w->pid, (unsigned long long)length,
-		       (unsigned long long)offset,
+		       w->pid, (unsigned long long)mr->length,
+		       (unsigned long long)mr->offset,
 		       err ? strerror(err) : "success",
 		       res.err ? strerror(res.err) : "success");
 	return false;
@@ -880,24 +887,32 @@ bool expect_pinned(struct worker *w, uint64_t bytes)
 }
 
 /* Shorthands for the common requests. */
-bool w_open(struct worker *w, int count, int done, int err)
+bool w_open(struct worker *w, const struct wopen *req)
 {
-	return wdo(w, W_OPEN, 0, count, 0, done, err);
+	return wdo(w, &(struct wcall){ .op = W_OPEN, .type = 0,
+				       .count = req->count, .index = 0,
+				       .done = req->done, .err = req->err });
 }
 
-bool w_create(struct worker *w, int type, int count, int done, int err)
+bool w_create(struct worker *w, const struct wcreate *req)
 {
-	return wdo(w, W_CREATE, type, count, 0, done, err);
+	return wdo(w, &(struct wcall){ .op = W_CREATE, .type = req->type,
+				       .count = req->count, .index = 0,
+				       .done = req->done, .err = req->err });
 }
 
 bool w_destroy(struct worker *w, int index)
 {
-	return wdo(w, W_DESTROY, 0, 1, index, 1, 0);
+	return wdo(w, &(struct wcall){ .op = W_DESTROY, .type = 0,
+				       .count = 1, .index = index,
+				       .done = 1, .err = 0 });
 }
 
 bool w_close(struct worker *w, int index)
 {
-	return wdo(w, W_CLOSE, 0, 1, index, 1, 0);
+	return wdo(w, &(struct wcall){ .op = W_CLOSE, .type = 0,
+				       .count = 1, .index = index,
+				       .done = 1, .err = 0 });
 }
 
 /*
@@ -961,28 +976,31 @@ static const char *val(long v, char *buf)
 }
 
 /* Checks a line of rdma.max, rdma.current or rdma.peak. */
-bool expect_res(const char *cgroup, const char *file, long handle,
-		long object)
+bool expect_res(const char *cgroup, const char *file, const struct hca *res)
 {
 	char b1[24], b2[24];
 
 	return expect_line(cgroup, file, "%s hca_handle=%s hca_object=%s",
-			   rdma_dev, val(handle, b1), val(object, b2));
+			   rdma_dev, val(res->handle, b1),
+			   val(res->object, b2));
 }
 
-bool expect_usage(const char *cgroup, long handle, long object)
+bool expect_usage(const char *cgroup, const struct hca *res)
 {
-	return expect_res(cgroup, "rdma.current", handle, object);
+	return expect_res(cgroup, "rdma.current", res);
 }
 
 /*
  * Checks a line of rdma.events or rdma.events.local; a kernel without
  * mr_mem has only the hca_* keys.
  */
-bool expect_events(const char *cgroup, const char *file, long h_max,
-		   long h_fail, long o_max, long o_fail, long m_max,
-		   long m_fail)
+bool expect_events(const char *cgroup, const char *file,
+		   const struct events *ev)
 {
+	long h_max = ev->handle_max, h_fail = ev->handle_fail;
+	long o_max = ev->object_max, o_fail = ev->object_fail;
+	long m_max = ev->mr_max, m_fail = ev->mr_fail;
+
 	if (!have_mr_mem)
 		return expect_line(cgroup, file,
 				   "%s hca_handle.max=%ld hca_handle.alloc_fail=%ld hca_object.max=%ld hca_object.alloc_fail=%ld",

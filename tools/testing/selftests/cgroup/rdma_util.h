@@ -61,29 +61,93 @@ struct worker {
 	int res_fd;
 };
 
+/* A request for worker_send(): @op @count times, after @delay_ms. */
+struct wcmd {
+	int op;
+	int type;	/* W_CREATE: what to create */
+	int count;	/* W_OPEN, W_CREATE: how many */
+	int index;	/* W_CLOSE, W_DESTROY: which one, -1 for the newest */
+	int delay_ms;	/* wait this long before acting */
+};
+
+/*
+ * A request for wdo() and what must come of it: exactly @done of the
+ * @count requests succeed, and the first failure, if any, fails with @err
+ * (left out: none may fail).
+ */
+struct wcall {
+	int op;
+	int type;	/* W_CREATE: what to create */
+	int count;	/* how many times to do it */
+	int index;	/* W_CLOSE, W_DESTROY: which one, -1 for the newest */
+	int done;	/* how many of them must succeed */
+	int err;	/* errno of the first failure, 0 if none */
+};
+
+/* The same for w_open(): @count contexts. */
+struct wopen {
+	int count;
+	int done;
+	int err;
+};
+
+/* The same for w_create(): @count objects of @type. */
+struct wcreate {
+	int type;
+	int count;
+	int done;
+	int err;
+};
+
+/*
+ * An MR for w_reg_mr(): @length bytes at @offset into mr_buf, which must
+ * fail with @err (left out: must succeed).
+ */
+struct wmr {
+	uint64_t offset;
+	uint64_t length;
+	int err;
+};
+
 int worker_start(struct worker *w, const char *cgroup);
 int worker_move(struct worker *w, const char *cgroup);
 void worker_stop(struct worker *w);
 void workers_stop(struct worker *w, int nr);
-int worker_send(struct worker *w, int op, int type, int count, int index,
-		int delay_ms);
+int worker_send(struct worker *w, const struct wcmd *cmd);
 int worker_recv(struct worker *w, struct wres *res);
-bool wdo(struct worker *w, int op, int type, int count, int index, int done,
-	 int err);
-bool w_open(struct worker *w, int count, int done, int err);
-bool w_create(struct worker *w, int type, int count, int done, int err);
+bool wdo(struct worker *w, const struct wcall *call);
+bool w_open(struct worker *w, const struct wopen *req);
+bool w_create(struct worker *w, const struct wcreate *req);
 bool w_destroy(struct worker *w, int index);
 bool w_close(struct worker *w, int index);
-bool w_reg_mr(struct worker *w, uint64_t offset, uint64_t length, int err);
+bool w_reg_mr(struct worker *w, const struct wmr *mr);
 bool expect_pinned(struct worker *w, uint64_t bytes);
 
 /* The interface files, the line of rdma_dev in each. */
-bool expect_res(const char *cgroup, const char *file, long handle,
-		long object);
-bool expect_usage(const char *cgroup, long handle, long object);
-bool expect_events(const char *cgroup, const char *file, long h_max,
-		   long h_fail, long o_max, long o_fail, long m_max,
-		   long m_fail);
+
+/* hca_handle and hca_object in rdma.max, .current, .peak; UNLIMITED: "max" */
+struct hca {
+	long handle;
+	long object;
+};
+
+/*
+ * The counters of rdma.events and rdma.events.local; those left out must
+ * be 0. The mr_mem ones are checked only if the kernel has mr_mem.
+ */
+struct events {
+	long handle_max;	/* hca_handle.max */
+	long handle_fail;	/* hca_handle.alloc_fail */
+	long object_max;	/* hca_object.max */
+	long object_fail;	/* hca_object.alloc_fail */
+	long mr_max;		/* mr_mem.max */
+	long mr_fail;		/* mr_mem.alloc_fail */
+};
+
+bool expect_res(const char *cgroup, const char *file, const struct hca *res);
+bool expect_usage(const char *cgroup, const struct hca *res);
+bool expect_events(const char *cgroup, const char *file,
+		   const struct events *ev);
 bool expect_mr_mem(const char *cgroup, const char *file, uint64_t bytes);
 bool expect_mr_usage(const char *cgroup, uint64_t bytes);
 bool expect_no_line(const char *cgroup, const char *file);

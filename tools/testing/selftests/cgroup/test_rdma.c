@@ -114,18 +114,32 @@ static int test_rdma_max_roundtrip(const char *root, struct rig *t)
 	};
 	char *cg, *other;
 	int i;
+	bool ok;
 
 	cg = cgs_add(&t->cgs, root, "rdma_test_max", false);
 	other = cgs_add(&t->cgs, root, "rdma_test_max_other", false);
 	if (!cg || !other)
 		return KSFT_FAIL;
 
-	if (!expect_res(cg, "rdma.max", UNLIMITED, UNLIMITED) ||
-	    !expect_res(cg, "rdma.current", 0, 0) ||
-	    !expect_res(cg, "rdma.peak", 0, 0) ||
-	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 0, 0) ||
-	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 0, 0) ||
-	    !check_all_formats(cg))
+	ok = expect_res(cg, "rdma.max",
+			&(struct hca){ .handle = UNLIMITED, .object = UNLIMITED });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_res(cg, "rdma.current",
+			&(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_res(cg, "rdma.peak",
+			&(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_events(cg, "rdma.events", &(struct events){});
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_events(cg, "rdma.events.local", &(struct events){});
+	if (!ok)
+		return KSFT_FAIL;
+	if (!check_all_formats(cg))
 		return KSFT_FAIL;
 
 	for (i = 0; i < ARRAY_SIZE(steps); i++) {
@@ -138,9 +152,16 @@ static int test_rdma_max_roundtrip(const char *root, struct rig *t)
 			ksft_print_msg("writing \"%s\": %s\n", buf, strerror(-err));
 			return KSFT_FAIL;
 		}
-		if (!expect_res(cg, "rdma.max", steps[i].handle, steps[i].object) ||
-		    !check_all_formats(cg) ||
-		    !expect_res(other, "rdma.max", UNLIMITED, UNLIMITED))
+		ok = expect_res(cg, "rdma.max",
+				&(struct hca){ .handle = steps[i].handle,
+					       .object = steps[i].object });
+		if (!ok)
+			return KSFT_FAIL;
+		if (!check_all_formats(cg))
+			return KSFT_FAIL;
+		ok = expect_res(other, "rdma.max",
+				&(struct hca){ .handle = UNLIMITED, .object = UNLIMITED });
+		if (!ok)
 			return KSFT_FAIL;
 	}
 	return KSFT_PASS;
@@ -183,9 +204,12 @@ static int test_rdma_max_bad_input(const char *root, struct rig *t)
 	};
 	char *cg;
 	int i;
+	bool ok;
 
 	cg = cgs_add(&t->cgs, root, "rdma_test_bad_input", false);
-	if (!cg || set_max(cg, "hca_handle=3 hca_object=7"))
+	if (!cg)
+		return KSFT_FAIL;
+	if (set_max(cg, "hca_handle=3 hca_object=7"))
 		return KSFT_FAIL;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -200,7 +224,9 @@ static int test_rdma_max_bad_input(const char *root, struct rig *t)
 				       err ? strerror(-err) : "success");
 			return KSFT_FAIL;
 		}
-		if (!expect_res(cg, "rdma.max", 3, 7))
+		ok = expect_res(cg, "rdma.max",
+				&(struct hca){ .handle = 3, .object = 7 });
+		if (!ok)
 			return KSFT_FAIL;
 	}
 	return KSFT_PASS;
@@ -214,34 +240,80 @@ static int test_rdma_hca_handle_limit(const char *root, struct rig *t)
 {
 	struct worker *w = t->w;
 	char *cg;
+	bool ok;
 
 	cg = cgs_add(&t->cgs, root, "rdma_test_handle", false);
-	if (!cg || set_max(cg, "hca_handle=2") || worker_start(&w[0], cg))
+	if (!cg)
+		return KSFT_FAIL;
+	if (set_max(cg, "hca_handle=2"))
+		return KSFT_FAIL;
+	if (worker_start(&w[0], cg))
 		return KSFT_FAIL;
 
 	/* The async event file of a context is not an hca_object. */
-	if (!w_open(&w[0], 3, 2, EAGAIN) || !expect_usage(cg, 2, 0) ||
-	    !w_open(&w[0], 1, 0, EAGAIN) || !expect_usage(cg, 2, 0) ||
-	    !w_close(&w[0], -1) || !expect_usage(cg, 1, 0) ||
-	    !w_open(&w[0], 1, 1, 0) || !expect_usage(cg, 2, 0))
+	ok = w_open(&w[0],
+		    &(struct wopen){ .count = 3, .done = 2, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(cg, &(struct hca){ .handle = 2, .object = 0 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_open(&w[0],
+		    &(struct wopen){ .count = 1, .done = 0, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(cg, &(struct hca){ .handle = 2, .object = 0 });
+	if (!ok)
+		return KSFT_FAIL;
+	if (!w_close(&w[0], -1))
+		return KSFT_FAIL;
+	ok = expect_usage(cg, &(struct hca){ .handle = 1, .object = 0 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_open(&w[0], &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(cg, &(struct hca){ .handle = 2, .object = 0 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* Another process in the same cgroup shares the limit. */
-	if (worker_start(&w[1], cg) || !w_open(&w[1], 1, 0, EAGAIN) ||
-	    !expect_usage(cg, 2, 0))
+	if (worker_start(&w[1], cg))
+		return KSFT_FAIL;
+	ok = w_open(&w[1],
+		    &(struct wopen){ .count = 1, .done = 0, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(cg, &(struct hca){ .handle = 2, .object = 0 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	worker_stop(&w[0]);
-	if (!expect_usage(cg, 0, 0) || !w_open(&w[1], 1, 1, 0) ||
-	    !expect_usage(cg, 1, 0))
+	ok = expect_usage(cg, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_open(&w[1], &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(cg, &(struct hca){ .handle = 1, .object = 0 });
+	if (!ok)
 		return KSFT_FAIL;
 	worker_stop(&w[1]);
-	if (!expect_usage(cg, 0, 0))
+	ok = expect_usage(cg, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* A limit of 0 refuses the first context. */
-	if (set_max(cg, "hca_handle=0") || worker_start(&w[0], cg) ||
-	    !w_open(&w[0], 1, 0, EAGAIN) || !expect_usage(cg, 0, 0))
+	if (set_max(cg, "hca_handle=0"))
+		return KSFT_FAIL;
+	if (worker_start(&w[0], cg))
+		return KSFT_FAIL;
+	ok = w_open(&w[0],
+		    &(struct wopen){ .count = 1, .done = 0, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(cg, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
 		return KSFT_FAIL;
 	return KSFT_PASS;
 }
@@ -260,6 +332,7 @@ static int test_rdma_hca_object_limit(const char *root, struct rig *t)
 	const int n = 3;
 	int type;
 	char *cg;
+	bool ok;
 
 	cg = cgs_add(&t->cgs, root, "rdma_test_object", false);
 	if (!cg)
@@ -268,35 +341,95 @@ static int test_rdma_hca_object_limit(const char *root, struct rig *t)
 	for (type = 0; type < NR_OBJ_TYPES; type++) {
 		int p = prereq[type];
 
-		if (set_max(cg, "hca_object=%d", p + n) || worker_start(w, cg) ||
-		    !w_open(w, 1, 1, 0))
+		if (set_max(cg, "hca_object=%d", p + n))
+			return KSFT_FAIL;
+		if (worker_start(w, cg))
+			return KSFT_FAIL;
+		ok = w_open(w, &(struct wopen){ .count = 1, .done = 1 });
+		if (!ok)
 			return KSFT_FAIL;
 		/* MR needs a PD; QP needs a PD and a CQ. */
-		if (p >= 1 && !w_create(w, OBJ_PD, 1, 1, 0))
+		if (p >= 1) {
+			ok = w_create(w,
+				      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 1 });
+			if (!ok)
+				return KSFT_FAIL;
+		}
+		if (p >= 2) {
+			ok = w_create(w,
+				      &(struct wcreate){ .type = OBJ_CQ, .count = 1, .done = 1 });
+			if (!ok)
+				return KSFT_FAIL;
+		}
+		ok = w_create(w,
+			      &(struct wcreate){ .type = type, .count = n + 1, .done = n,
+						 .err = EAGAIN });
+		if (!ok)
 			return KSFT_FAIL;
-		if (p >= 2 && !w_create(w, OBJ_CQ, 1, 1, 0))
+		ok = expect_usage(cg,
+				  &(struct hca){ .handle = 1, .object = p + n });
+		if (!ok)
 			return KSFT_FAIL;
-		if (!w_create(w, type, n + 1, n, EAGAIN) ||
-		    !expect_usage(cg, 1, p + n) ||
-		    !w_create(w, type, 1, 0, EAGAIN) ||
-		    !expect_usage(cg, 1, p + n) ||
-		    !wdo(w, W_CHANNEL, 0, 1, 0, 1, 0) ||
-		    !expect_usage(cg, 1, p + n) ||
-		    !w_destroy(w, -1) || !expect_usage(cg, 1, p + n - 1) ||
-		    !w_create(w, type, 1, 1, 0) || !expect_usage(cg, 1, p + n))
+		ok = w_create(w,
+			      &(struct wcreate){ .type = type, .count = 1, .done = 0,
+						 .err = EAGAIN });
+		if (!ok)
+			return KSFT_FAIL;
+		ok = expect_usage(cg,
+				  &(struct hca){ .handle = 1, .object = p + n });
+		if (!ok)
+			return KSFT_FAIL;
+		ok = wdo(w,
+			 &(struct wcall){ .op = W_CHANNEL, .count = 1, .done = 1 });
+		if (!ok)
+			return KSFT_FAIL;
+		ok = expect_usage(cg,
+				  &(struct hca){ .handle = 1, .object = p + n });
+		if (!ok)
+			return KSFT_FAIL;
+		if (!w_destroy(w, -1))
+			return KSFT_FAIL;
+		ok = expect_usage(cg,
+				  &(struct hca){ .handle = 1, .object = p + n - 1 });
+		if (!ok)
+			return KSFT_FAIL;
+		ok = w_create(w,
+			      &(struct wcreate){ .type = type, .count = 1, .done = 1 });
+		if (!ok)
+			return KSFT_FAIL;
+		ok = expect_usage(cg,
+				  &(struct hca){ .handle = 1, .object = p + n });
+		if (!ok)
 			return KSFT_FAIL;
 		worker_stop(w);
-		if (!expect_usage(cg, 0, 0))
+		ok = expect_usage(cg,
+				  &(struct hca){ .handle = 0, .object = 0 });
+		if (!ok)
 			return KSFT_FAIL;
 	}
 
 	/* A limit of 0 refuses the first object. */
-	if (set_max(cg, "hca_object=0") || worker_start(w, cg) ||
-	    !w_open(w, 1, 1, 0) || !w_create(w, OBJ_PD, 1, 0, EAGAIN) ||
-	    !w_create(w, OBJ_CQ, 1, 0, EAGAIN) || !expect_usage(cg, 1, 0))
+	if (set_max(cg, "hca_object=0"))
+		return KSFT_FAIL;
+	if (worker_start(w, cg))
+		return KSFT_FAIL;
+	ok = w_open(w, &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(w,
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 0, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(w,
+		      &(struct wcreate){ .type = OBJ_CQ, .count = 1, .done = 0, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(cg, &(struct hca){ .handle = 1, .object = 0 });
+	if (!ok)
 		return KSFT_FAIL;
 	worker_stop(w);
-	if (!expect_usage(cg, 0, 0))
+	ok = expect_usage(cg, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
 		return KSFT_FAIL;
 	return KSFT_PASS;
 }
@@ -309,46 +442,117 @@ static int test_rdma_hierarchy(const char *root, struct rig *t)
 {
 	struct worker *w = t->w;
 	char *p, *c1, *c2;
+	bool ok;
 
 	p = cgs_add(&t->cgs, root, "rdma_test_hier", true);
 	c1 = p ? cgs_add(&t->cgs, p, "c1", false) : NULL;
 	c2 = p ? cgs_add(&t->cgs, p, "c2", false) : NULL;
-	if (!c1 || !c2 || set_max(p, "hca_handle=2 hca_object=3") ||
-	    set_max(c1, "hca_handle=5 hca_object=10"))
+	if (!c1)
 		return KSFT_FAIL;
-	if (!expect_res(c1, "rdma.max", 5, 10) ||
-	    !expect_res(c2, "rdma.max", UNLIMITED, UNLIMITED))
+	if (!c2)
+		return KSFT_FAIL;
+	if (set_max(p, "hca_handle=2 hca_object=3"))
+		return KSFT_FAIL;
+	if (set_max(c1, "hca_handle=5 hca_object=10"))
+		return KSFT_FAIL;
+	ok = expect_res(c1, "rdma.max",
+			&(struct hca){ .handle = 5, .object = 10 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_res(c2, "rdma.max",
+			&(struct hca){ .handle = UNLIMITED, .object = UNLIMITED });
+	if (!ok)
 		return KSFT_FAIL;
 
-	if (worker_start(&w[0], c1) || !w_open(&w[0], 1, 1, 0) ||
-	    !w_create(&w[0], OBJ_PD, 2, 2, 0) ||
-	    !expect_usage(c1, 1, 2) || !expect_usage(p, 1, 2))
+	if (worker_start(&w[0], c1))
+		return KSFT_FAIL;
+	ok = w_open(&w[0], &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(&w[0],
+		      &(struct wcreate){ .type = OBJ_PD, .count = 2, .done = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(c1, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(p, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* Siblings add up: c2 gets one object before the parent is full. */
-	if (worker_start(&w[1], c2) || !w_open(&w[1], 1, 1, 0) ||
-	    !w_create(&w[1], OBJ_CQ, 2, 1, EAGAIN) ||
-	    !expect_usage(c2, 1, 1) || !expect_usage(p, 2, 3) ||
-	    !expect_usage(c1, 1, 2))
+	if (worker_start(&w[1], c2))
+		return KSFT_FAIL;
+	ok = w_open(&w[1], &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(&w[1],
+		      &(struct wcreate){ .type = OBJ_CQ, .count = 2, .done = 1, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(c2, &(struct hca){ .handle = 1, .object = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(p, &(struct hca){ .handle = 2, .object = 3 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(c1, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* c1's own limits are higher, the parent's still apply. */
-	if (worker_start(&w[2], c1) || !w_open(&w[2], 1, 0, EAGAIN) ||
-	    !w_create(&w[0], OBJ_PD, 1, 0, EAGAIN) ||
-	    !expect_usage(c1, 1, 2) || !expect_usage(c2, 1, 1) ||
-	    !expect_usage(p, 2, 3))
+	if (worker_start(&w[2], c1))
+		return KSFT_FAIL;
+	ok = w_open(&w[2],
+		    &(struct wopen){ .count = 1, .done = 0, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(&w[0],
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 0, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(c1, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(c2, &(struct hca){ .handle = 1, .object = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(p, &(struct hca){ .handle = 2, .object = 3 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* Room made in one sibling is usable by the other. */
-	if (!w_close(&w[1], -1) || !expect_usage(c2, 0, 0) ||
-	    !expect_usage(p, 1, 2) || !w_create(&w[0], OBJ_PD, 2, 1, EAGAIN) ||
-	    !w_open(&w[2], 1, 1, 0) || !expect_usage(c1, 2, 3) ||
-	    !expect_usage(p, 2, 3))
+	if (!w_close(&w[1], -1))
+		return KSFT_FAIL;
+	ok = expect_usage(c2, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(p, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(&w[0],
+		      &(struct wcreate){ .type = OBJ_PD, .count = 2, .done = 1, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_open(&w[2], &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(c1, &(struct hca){ .handle = 2, .object = 3 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(p, &(struct hca){ .handle = 2, .object = 3 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	workers_stop(w, 3);
-	if (!expect_usage(c1, 0, 0) || !expect_usage(c2, 0, 0) ||
-	    !expect_usage(p, 0, 0))
+	ok = expect_usage(c1, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(c2, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(p, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
 		return KSFT_FAIL;
 	return KSFT_PASS;
 }
@@ -361,6 +565,7 @@ static int test_rdma_creator_owns(const char *root, struct rig *t)
 {
 	struct worker *w = t->w;
 	char *p, *a, *b;
+	bool ok;
 
 	p = cgs_add(&t->cgs, root, "rdma_test_owner", true);
 	a = p ? cgs_add(&t->cgs, p, "a", false) : NULL;
@@ -369,29 +574,81 @@ static int test_rdma_creator_owns(const char *root, struct rig *t)
 		return KSFT_FAIL;
 
 	/* Objects 0 and 1 are charged to a. */
-	if (worker_start(w, a) || !w_open(w, 1, 1, 0) ||
-	    !w_create(w, OBJ_PD, 2, 2, 0) || !expect_usage(a, 1, 2))
+	if (worker_start(w, a))
+		return KSFT_FAIL;
+	ok = w_open(w, &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(w,
+		      &(struct wcreate){ .type = OBJ_PD, .count = 2, .done = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(a, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
 		return KSFT_FAIL;
 
-	if (worker_move(w, b) || !expect_usage(a, 1, 2) ||
-	    !expect_usage(b, 0, 0) || !expect_usage(p, 1, 2))
+	if (worker_move(w, b))
+		return KSFT_FAIL;
+	ok = expect_usage(a, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(b, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(p, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* New charges follow the task; a's limit no longer applies to it. */
-	if (set_max(a, "hca_object=0") || set_max(b, "hca_object=1") ||
-	    !w_create(w, OBJ_CQ, 2, 1, EAGAIN) || !expect_usage(a, 1, 2) ||
-	    !expect_usage(b, 0, 1) || !expect_usage(p, 1, 3))
+	if (set_max(a, "hca_object=0"))
+		return KSFT_FAIL;
+	if (set_max(b, "hca_object=1"))
+		return KSFT_FAIL;
+	ok = w_create(w,
+		      &(struct wcreate){ .type = OBJ_CQ, .count = 2, .done = 1, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(a, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(b, &(struct hca){ .handle = 0, .object = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(p, &(struct hca){ .handle = 1, .object = 3 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* Freeing returns each charge to its owner. */
-	if (!w_destroy(w, 0) || !expect_usage(a, 1, 1) ||
-	    !expect_usage(b, 0, 1) || !w_destroy(w, 2) ||
-	    !expect_usage(a, 1, 1) || !expect_usage(b, 0, 0) ||
-	    !expect_usage(p, 1, 1))
+	if (!w_destroy(w, 0))
+		return KSFT_FAIL;
+	ok = expect_usage(a, &(struct hca){ .handle = 1, .object = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(b, &(struct hca){ .handle = 0, .object = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	if (!w_destroy(w, 2))
+		return KSFT_FAIL;
+	ok = expect_usage(a, &(struct hca){ .handle = 1, .object = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(b, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(p, &(struct hca){ .handle = 1, .object = 1 });
+	if (!ok)
 		return KSFT_FAIL;
 
-	if (!w_close(w, -1) || !expect_usage(a, 0, 0) ||
-	    !expect_usage(b, 0, 0) || !expect_usage(p, 0, 0))
+	if (!w_close(w, -1))
+		return KSFT_FAIL;
+	ok = expect_usage(a, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(b, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(p, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
 		return KSFT_FAIL;
 	return KSFT_PASS;
 }
@@ -404,37 +661,89 @@ static int test_rdma_limit_below_usage(const char *root, struct rig *t)
 {
 	struct worker *w = t->w;
 	char *cg;
+	bool ok;
 
 	cg = cgs_add(&t->cgs, root, "rdma_test_below", false);
-	if (!cg || worker_start(&w[0], cg) || !w_open(&w[0], 1, 1, 0) ||
-	    !w_create(&w[0], OBJ_PD, 4, 4, 0) || !expect_usage(cg, 1, 4))
+	if (!cg)
+		return KSFT_FAIL;
+	if (worker_start(&w[0], cg))
+		return KSFT_FAIL;
+	ok = w_open(&w[0], &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(&w[0],
+		      &(struct wcreate){ .type = OBJ_PD, .count = 4, .done = 4 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(cg, &(struct hca){ .handle = 1, .object = 4 });
+	if (!ok)
 		return KSFT_FAIL;
 
-	if (set_max(cg, "hca_handle=0 hca_object=2") ||
-	    !expect_res(cg, "rdma.max", 0, 2) || !expect_usage(cg, 1, 4))
+	if (set_max(cg, "hca_handle=0 hca_object=2"))
+		return KSFT_FAIL;
+	ok = expect_res(cg, "rdma.max",
+			&(struct hca){ .handle = 0, .object = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(cg, &(struct hca){ .handle = 1, .object = 4 });
+	if (!ok)
 		return KSFT_FAIL;
 
-	if (!w_create(&w[0], OBJ_PD, 1, 0, EAGAIN) || worker_start(&w[1], cg) ||
-	    !w_open(&w[1], 1, 0, EAGAIN) || !expect_usage(cg, 1, 4))
+	ok = w_create(&w[0],
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 0, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	if (worker_start(&w[1], cg))
+		return KSFT_FAIL;
+	ok = w_open(&w[1],
+		    &(struct wopen){ .count = 1, .done = 0, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(cg, &(struct hca){ .handle = 1, .object = 4 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* Down to the limit: still refused. */
-	if (!w_destroy(&w[0], -1) || !w_destroy(&w[0], -1) ||
-	    !expect_usage(cg, 1, 2) || !w_create(&w[0], OBJ_PD, 1, 0, EAGAIN))
+	if (!w_destroy(&w[0], -1))
+		return KSFT_FAIL;
+	if (!w_destroy(&w[0], -1))
+		return KSFT_FAIL;
+	ok = expect_usage(cg, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(&w[0],
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 0, .err = EAGAIN });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* Below it: one more fits. */
-	if (!w_destroy(&w[0], -1) || !expect_usage(cg, 1, 1) ||
-	    !w_create(&w[0], OBJ_PD, 2, 1, EAGAIN) || !expect_usage(cg, 1, 2))
+	if (!w_destroy(&w[0], -1))
+		return KSFT_FAIL;
+	ok = expect_usage(cg, &(struct hca){ .handle = 1, .object = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(&w[0],
+		      &(struct wcreate){ .type = OBJ_PD, .count = 2, .done = 1, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(cg, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* Raising the limit lets allocations through. */
-	if (set_max(cg, "hca_object=max") || !w_create(&w[0], OBJ_PD, 1, 1, 0) ||
-	    !expect_usage(cg, 1, 3))
+	if (set_max(cg, "hca_object=max"))
+		return KSFT_FAIL;
+	ok = w_create(&w[0],
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(cg, &(struct hca){ .handle = 1, .object = 3 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	workers_stop(w, 2);
-	if (!expect_usage(cg, 0, 0))
+	ok = expect_usage(cg, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
 		return KSFT_FAIL;
 	return KSFT_PASS;
 }
@@ -447,6 +756,7 @@ static int test_rdma_rmdir_held(const char *root, struct rig *t)
 {
 	struct worker *w = t->w;
 	char *p, *a, *b;
+	bool ok;
 
 	p = cgs_add(&t->cgs, root, "rdma_test_rmdir", true);
 	a = p ? cgs_add(&t->cgs, p, "a", false) : NULL;
@@ -454,10 +764,26 @@ static int test_rdma_rmdir_held(const char *root, struct rig *t)
 	if (!a || !b)
 		return KSFT_FAIL;
 
-	if (set_max(a, "hca_handle=1 hca_object=2") || worker_start(w, a) ||
-	    !w_open(w, 1, 1, 0) || !w_create(w, OBJ_PD, 1, 1, 0) ||
-	    !w_create(w, OBJ_CQ, 1, 1, 0) || !expect_usage(a, 1, 2) ||
-	    !expect_usage(p, 1, 2))
+	if (set_max(a, "hca_handle=1 hca_object=2"))
+		return KSFT_FAIL;
+	if (worker_start(w, a))
+		return KSFT_FAIL;
+	ok = w_open(w, &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(w,
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(w,
+		      &(struct wcreate){ .type = OBJ_CQ, .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(a, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(p, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	if (worker_move(w, b))
@@ -470,16 +796,40 @@ static int test_rdma_rmdir_held(const char *root, struct rig *t)
 		ksft_print_msg("%s still exists\n", a);
 		return KSFT_FAIL;
 	}
-	if (!expect_usage(p, 1, 2) || !expect_usage(b, 0, 0))
+	ok = expect_usage(p, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(b, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* New objects go to b, the old ones are uncharged from the dead a. */
-	if (!w_create(w, OBJ_PD, 1, 1, 0) || !expect_usage(b, 0, 1) ||
-	    !expect_usage(p, 1, 3) || !w_destroy(w, 0) ||
-	    !expect_usage(p, 1, 2) || !expect_usage(b, 0, 1))
+	ok = w_create(w,
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(b, &(struct hca){ .handle = 0, .object = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(p, &(struct hca){ .handle = 1, .object = 3 });
+	if (!ok)
+		return KSFT_FAIL;
+	if (!w_destroy(w, 0))
+		return KSFT_FAIL;
+	ok = expect_usage(p, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(b, &(struct hca){ .handle = 0, .object = 1 });
+	if (!ok)
 		return KSFT_FAIL;
 
-	if (!w_close(w, -1) || !expect_usage(p, 0, 0) || !expect_usage(b, 0, 0))
+	if (!w_close(w, -1))
+		return KSFT_FAIL;
+	ok = expect_usage(p, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(b, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* A new cgroup of the same name starts afresh. */
@@ -487,8 +837,16 @@ static int test_rdma_rmdir_held(const char *root, struct rig *t)
 		ksft_print_msg("mkdir %s again: %s\n", a, strerror(errno));
 		return KSFT_FAIL;
 	}
-	if (!expect_res(a, "rdma.max", UNLIMITED, UNLIMITED) ||
-	    !expect_usage(a, 0, 0) || !expect_res(a, "rdma.peak", 0, 0))
+	ok = expect_res(a, "rdma.max",
+			&(struct hca){ .handle = UNLIMITED, .object = UNLIMITED });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(a, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_res(a, "rdma.peak",
+			&(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
 		return KSFT_FAIL;
 	return KSFT_PASS;
 }
@@ -498,51 +856,154 @@ static int test_rdma_peak(const char *root, struct rig *t)
 {
 	struct worker *w = t->w;
 	char *p, *c1, *c2;
+	bool ok;
 
 	p = cgs_add(&t->cgs, root, "rdma_test_peak", true);
 	c1 = p ? cgs_add(&t->cgs, p, "c1", false) : NULL;
 	c2 = p ? cgs_add(&t->cgs, p, "c2", false) : NULL;
-	if (!c1 || !c2 || !expect_res(c1, "rdma.peak", 0, 0))
+	if (!c1)
+		return KSFT_FAIL;
+	if (!c2)
+		return KSFT_FAIL;
+	ok = expect_res(c1, "rdma.peak",
+			&(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* A burst: 2 contexts, 5 objects. */
-	if (worker_start(&w[0], c1) || !w_open(&w[0], 2, 2, 0) ||
-	    !w_create(&w[0], OBJ_PD, 3, 3, 0) || !w_create(&w[0], OBJ_CQ, 2, 2, 0) ||
-	    !expect_usage(c1, 2, 5) || !expect_res(c1, "rdma.peak", 2, 5) ||
-	    !expect_res(p, "rdma.peak", 2, 5))
+	if (worker_start(&w[0], c1))
+		return KSFT_FAIL;
+	ok = w_open(&w[0], &(struct wopen){ .count = 2, .done = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(&w[0],
+		      &(struct wcreate){ .type = OBJ_PD, .count = 3, .done = 3 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(&w[0],
+		      &(struct wcreate){ .type = OBJ_CQ, .count = 2, .done = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(c1, &(struct hca){ .handle = 2, .object = 5 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_res(c1, "rdma.peak",
+			&(struct hca){ .handle = 2, .object = 5 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_res(p, "rdma.peak",
+			&(struct hca){ .handle = 2, .object = 5 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* Freed: usage drops, the peak stays. */
-	if (!w_destroy(&w[0], -1) || !w_destroy(&w[0], -1) ||
-	    !w_destroy(&w[0], -1) || !expect_usage(c1, 2, 2) ||
-	    !expect_res(c1, "rdma.peak", 2, 5) || !w_close(&w[0], -1) ||
-	    !w_close(&w[0], -1) || !expect_usage(c1, 0, 0) ||
-	    !expect_res(c1, "rdma.peak", 2, 5) || !expect_res(p, "rdma.peak", 2, 5))
+	if (!w_destroy(&w[0], -1))
+		return KSFT_FAIL;
+	if (!w_destroy(&w[0], -1))
+		return KSFT_FAIL;
+	if (!w_destroy(&w[0], -1))
+		return KSFT_FAIL;
+	ok = expect_usage(c1, &(struct hca){ .handle = 2, .object = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_res(c1, "rdma.peak",
+			&(struct hca){ .handle = 2, .object = 5 });
+	if (!ok)
+		return KSFT_FAIL;
+	if (!w_close(&w[0], -1))
+		return KSFT_FAIL;
+	if (!w_close(&w[0], -1))
+		return KSFT_FAIL;
+	ok = expect_usage(c1, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_res(c1, "rdma.peak",
+			&(struct hca){ .handle = 2, .object = 5 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_res(p, "rdma.peak",
+			&(struct hca){ .handle = 2, .object = 5 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* A smaller second burst leaves it alone. */
-	if (!w_open(&w[0], 1, 1, 0) || !w_create(&w[0], OBJ_PD, 1, 1, 0) ||
-	    !expect_res(c1, "rdma.peak", 2, 5))
+	ok = w_open(&w[0], &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(&w[0],
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_res(c1, "rdma.peak",
+			&(struct hca){ .handle = 2, .object = 5 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* Refused charges do not count: the peak stops at the limit. */
-	if (set_max(c1, "hca_object=6") || !w_create(&w[0], OBJ_PD, 6, 5, EAGAIN) ||
-	    !expect_usage(c1, 1, 6) || !expect_res(c1, "rdma.peak", 2, 6) ||
-	    !expect_res(p, "rdma.peak", 2, 6))
+	if (set_max(c1, "hca_object=6"))
+		return KSFT_FAIL;
+	ok = w_create(&w[0],
+		      &(struct wcreate){ .type = OBJ_PD, .count = 6, .done = 5, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(c1, &(struct hca){ .handle = 1, .object = 6 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_res(c1, "rdma.peak",
+			&(struct hca){ .handle = 2, .object = 6 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_res(p, "rdma.peak",
+			&(struct hca){ .handle = 2, .object = 6 });
+	if (!ok)
 		return KSFT_FAIL;
 	worker_stop(&w[0]);
-	if (!expect_usage(c1, 0, 0) || !expect_res(c1, "rdma.peak", 2, 6))
+	ok = expect_usage(c1, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_res(c1, "rdma.peak",
+			&(struct hca){ .handle = 2, .object = 6 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* The parent's peak is the sum of what its children held at once. */
-	if (worker_start(&w[0], c1) || !w_open(&w[0], 1, 1, 0) ||
-	    !w_create(&w[0], OBJ_PD, 4, 4, 0) || worker_start(&w[1], c2) ||
-	    !w_open(&w[1], 1, 1, 0) || !w_create(&w[1], OBJ_PD, 4, 4, 0) ||
-	    !expect_res(p, "rdma.peak", 2, 8) || !expect_res(c2, "rdma.peak", 1, 4) ||
-	    !expect_res(c1, "rdma.peak", 2, 6))
+	if (worker_start(&w[0], c1))
+		return KSFT_FAIL;
+	ok = w_open(&w[0], &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(&w[0],
+		      &(struct wcreate){ .type = OBJ_PD, .count = 4, .done = 4 });
+	if (!ok)
+		return KSFT_FAIL;
+	if (worker_start(&w[1], c2))
+		return KSFT_FAIL;
+	ok = w_open(&w[1], &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(&w[1],
+		      &(struct wcreate){ .type = OBJ_PD, .count = 4, .done = 4 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_res(p, "rdma.peak",
+			&(struct hca){ .handle = 2, .object = 8 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_res(c2, "rdma.peak",
+			&(struct hca){ .handle = 1, .object = 4 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_res(c1, "rdma.peak",
+			&(struct hca){ .handle = 2, .object = 6 });
+	if (!ok)
 		return KSFT_FAIL;
 	workers_stop(w, 2);
-	if (!expect_usage(p, 0, 0) || !expect_res(p, "rdma.peak", 2, 8))
+	ok = expect_usage(p, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_res(p, "rdma.peak",
+			&(struct hca){ .handle = 2, .object = 8 });
+	if (!ok)
 		return KSFT_FAIL;
 	return KSFT_PASS;
 }
@@ -555,16 +1016,33 @@ static int test_rdma_peak_refused_above(const char *root, struct rig *t)
 {
 	struct worker *w = t->w;
 	char *p, *c;
+	bool ok;
 
 	p = cgs_add(&t->cgs, root, "rdma_test_peak_above", true);
 	c = p ? cgs_add(&t->cgs, p, "c", false) : NULL;
-	if (!c || set_max(p, "hca_object=2") || worker_start(w, c))
+	if (!c)
 		return KSFT_FAIL;
-	if (!w_open(w, 1, 1, 0) || !w_create(w, OBJ_PD, 3, 2, EAGAIN))
+	if (set_max(p, "hca_object=2"))
 		return KSFT_FAIL;
-	if (!expect_usage(c, 1, 2) || !expect_res(c, "rdma.peak", 1, 2))
+	if (worker_start(w, c))
 		return KSFT_FAIL;
-	if (!expect_res(p, "rdma.peak", 1, 2))
+	ok = w_open(w, &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(w,
+		      &(struct wcreate){ .type = OBJ_PD, .count = 3, .done = 2, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(c, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_res(c, "rdma.peak",
+			&(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_res(p, "rdma.peak",
+			&(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
 		return KSFT_FAIL;
 	return KSFT_PASS;
 }
@@ -575,26 +1053,49 @@ static int events_at_level(const char *root, struct rig *t, int limit_at)
 	struct worker *w = t->w;
 	char *cg[3];
 	int lvl;
+	bool ok;
 
 	cg[0] = cgs_add(&t->cgs, root, "rdma_test_events", true);
 	cg[1] = cg[0] ? cgs_add(&t->cgs, cg[0], "p", true) : NULL;
 	cg[2] = cg[1] ? cgs_add(&t->cgs, cg[1], "c", false) : NULL;
-	if (!cg[2] || set_max(cg[limit_at], "hca_handle=1 hca_object=1"))
+	if (!cg[2])
+		return KSFT_FAIL;
+	if (set_max(cg[limit_at], "hca_handle=1 hca_object=1"))
 		return KSFT_FAIL;
 
-	if (worker_start(&w[0], cg[2]) || !w_open(&w[0], 1, 1, 0) ||
-	    !w_create(&w[0], OBJ_PD, 2, 1, EAGAIN) ||
-	    worker_start(&w[1], cg[2]) || !w_open(&w[1], 1, 0, EAGAIN))
+	if (worker_start(&w[0], cg[2]))
+		return KSFT_FAIL;
+	ok = w_open(&w[0], &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(&w[0],
+		      &(struct wcreate){ .type = OBJ_PD, .count = 2, .done = 1, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	if (worker_start(&w[1], cg[2]))
+		return KSFT_FAIL;
+	ok = w_open(&w[1],
+		    &(struct wopen){ .count = 1, .done = 0, .err = EAGAIN });
+	if (!ok)
 		return KSFT_FAIL;
 
 	for (lvl = 0; lvl < 3; lvl++) {
 		long l_max = lvl == limit_at, l_fail = lvl == 2;
 		long h_max = lvl <= limit_at;
 
-		if (!expect_events(cg[lvl], "rdma.events.local", l_max, l_fail,
-				   l_max, l_fail, 0, 0) ||
-		    !expect_events(cg[lvl], "rdma.events", h_max, 1, h_max, 1, 0, 0) ||
-		    !expect_usage(cg[lvl], 1, 1))
+		ok = expect_events(cg[lvl], "rdma.events.local",
+				   &(struct events){ .handle_max = l_max, .handle_fail = l_fail,
+						     .object_max = l_max, .object_fail = l_fail });
+		if (!ok)
+			return KSFT_FAIL;
+		ok = expect_events(cg[lvl], "rdma.events",
+				   &(struct events){ .handle_max = h_max, .handle_fail = 1,
+						     .object_max = h_max, .object_fail = 1 });
+		if (!ok)
+			return KSFT_FAIL;
+		ok = expect_usage(cg[lvl],
+				  &(struct hca){ .handle = 1, .object = 1 });
+		if (!ok)
 			return KSFT_FAIL;
 	}
 	return KSFT_PASS;
@@ -629,40 +1130,95 @@ static int test_rdma_events_local(const char *root, struct rig *t)
 {
 	struct worker *w = t->w;
 	char *p, *c1, *c2;
+	bool ok;
 
 	p = cgs_add(&t->cgs, root, "rdma_test_local", true);
 	c1 = p ? cgs_add(&t->cgs, p, "c1", false) : NULL;
 	c2 = p ? cgs_add(&t->cgs, p, "c2", false) : NULL;
-	if (!c1 || !c2 || set_max(p, "hca_handle=2 hca_object=3") ||
-	    set_max(c1, "hca_object=1"))
+	if (!c1)
+		return KSFT_FAIL;
+	if (!c2)
+		return KSFT_FAIL;
+	if (set_max(p, "hca_handle=2 hca_object=3"))
+		return KSFT_FAIL;
+	if (set_max(c1, "hca_object=1"))
 		return KSFT_FAIL;
 
 	/* Two refusals on c1's own limit (the parent has room). */
-	if (worker_start(&w[0], c1) || !w_open(&w[0], 1, 1, 0) ||
-	    !w_create(&w[0], OBJ_PD, 1, 1, 0) ||
-	    !w_create(&w[0], OBJ_PD, 1, 0, EAGAIN) ||
-	    !w_create(&w[0], OBJ_CQ, 1, 0, EAGAIN))
+	if (worker_start(&w[0], c1))
+		return KSFT_FAIL;
+	ok = w_open(&w[0], &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(&w[0],
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(&w[0],
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 0, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(&w[0],
+		      &(struct wcreate){ .type = OBJ_CQ, .count = 1, .done = 0, .err = EAGAIN });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* c2 has no limit; the parent refuses an object and a context. */
-	if (worker_start(&w[1], c2) || !w_open(&w[1], 1, 1, 0) ||
-	    !w_create(&w[1], OBJ_PD, 3, 2, EAGAIN) || worker_start(&w[2], c2) ||
-	    !w_open(&w[2], 1, 0, EAGAIN))
+	if (worker_start(&w[1], c2))
+		return KSFT_FAIL;
+	ok = w_open(&w[1], &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(&w[1],
+		      &(struct wcreate){ .type = OBJ_PD, .count = 3, .done = 2, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	if (worker_start(&w[2], c2))
+		return KSFT_FAIL;
+	ok = w_open(&w[2],
+		    &(struct wopen){ .count = 1, .done = 0, .err = EAGAIN });
+	if (!ok)
 		return KSFT_FAIL;
 
-	if (!expect_events(c1, "rdma.events.local", 0, 0, 2, 2, 0, 0) ||
-	    !expect_events(c1, "rdma.events", 0, 0, 2, 2, 0, 0) ||
-	    !expect_events(c2, "rdma.events.local", 0, 1, 0, 1, 0, 0) ||
-	    !expect_events(c2, "rdma.events", 0, 1, 0, 1, 0, 0) ||
-	    !expect_events(p, "rdma.events.local", 1, 0, 1, 0, 0, 0) ||
-	    !expect_events(p, "rdma.events", 1, 1, 3, 3, 0, 0))
+	ok = expect_events(c1, "rdma.events.local",
+			   &(struct events){ .object_max = 2, .object_fail = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_events(c1, "rdma.events",
+			   &(struct events){ .object_max = 2, .object_fail = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_events(c2, "rdma.events.local",
+			   &(struct events){ .handle_fail = 1, .object_fail = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_events(c2, "rdma.events",
+			   &(struct events){ .handle_fail = 1, .object_fail = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_events(p, "rdma.events.local",
+			   &(struct events){ .handle_max = 1, .object_max = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_events(p, "rdma.events",
+			   &(struct events){ .handle_max = 1, .handle_fail = 1, .object_max = 3,
+					     .object_fail = 3 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* Events stay when the usage goes. */
 	workers_stop(w, 3);
-	if (!expect_usage(p, 0, 0) ||
-	    !expect_events(p, "rdma.events", 1, 1, 3, 3, 0, 0) ||
-	    !expect_events(c1, "rdma.events.local", 0, 0, 2, 2, 0, 0))
+	ok = expect_usage(p, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_events(p, "rdma.events",
+			   &(struct events){ .handle_max = 1, .handle_fail = 1, .object_max = 3,
+					     .object_fail = 3 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_events(c1, "rdma.events.local",
+			   &(struct events){ .object_max = 2, .object_fail = 2 });
+	if (!ok)
 		return KSFT_FAIL;
 	return KSFT_PASS;
 }
@@ -681,10 +1237,14 @@ static int test_rdma_events_poll(const char *root, struct rig *t)
 	int ret = KSFT_FAIL;
 	struct wres res;
 	long start, took;
+	bool ok;
+	int err;
 
 	p = cgs_add(&t->cgs, root, "rdma_test_poll", true);
 	c = p ? cgs_add(&t->cgs, p, "c", false) : NULL;
-	if (!c || set_max(p, "hca_object=1"))
+	if (!c)
+		goto out;
+	if (set_max(p, "hca_object=1"))
 		goto out;
 	ev = cg_control(p, "rdma.events");
 	local = cg_control(c, "rdma.events.local");
@@ -709,8 +1269,14 @@ static int test_rdma_events_poll(const char *root, struct rig *t)
 		goto out;
 	}
 
-	if (worker_start(w, c) || !w_open(w, 1, 1, 0) ||
-	    !w_create(w, OBJ_PD, 1, 1, 0))
+	if (worker_start(w, c))
+		goto out;
+	ok = w_open(w, &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		goto out;
+	ok = w_create(w,
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 1 });
+	if (!ok)
 		goto out;
 	if (pending_pri(ev_fd)) {
 		ksft_print_msg("%s: POLLPRI after a successful charge\n", ev);
@@ -718,7 +1284,10 @@ static int test_rdma_events_poll(const char *root, struct rig *t)
 	}
 
 	/* Block in poll() while the worker is refused. */
-	if (worker_send(w, W_CREATE, OBJ_PD, 1, 0, 300))
+	err = worker_send(w,
+			  &(struct wcmd){ .op = W_CREATE, .type = OBJ_PD, .count = 1,
+					  .delay_ms = 300 });
+	if (err)
 		goto out;
 	start = now_ms();
 	pfd.fd = ev_fd;
@@ -762,8 +1331,13 @@ static int test_rdma_events_poll(const char *root, struct rig *t)
 		ksft_print_msg("%s: POLLPRI still pending after reading it\n", ev);
 		goto out;
 	}
-	if (!expect_events(p, "rdma.events", 0, 0, 1, 1, 0, 0) ||
-	    !expect_events(c, "rdma.events.local", 0, 0, 0, 1, 0, 0))
+	ok = expect_events(p, "rdma.events",
+			   &(struct events){ .object_max = 1, .object_fail = 1 });
+	if (!ok)
+		goto out;
+	ok = expect_events(c, "rdma.events.local",
+			   &(struct events){ .object_fail = 1 });
+	if (!ok)
 		goto out;
 	ret = KSFT_PASS;
 out:
@@ -869,6 +1443,7 @@ static int test_rdma_mr_mem_files(const char *root, struct rig *t)
 	};
 	char *cg, *other, buf[128];
 	int i, err;
+	bool ok;
 
 	if (no_mr_mem())
 		return KSFT_SKIP;
@@ -883,16 +1458,25 @@ static int test_rdma_mr_mem_files(const char *root, struct rig *t)
 	for (i = 0; i < ARRAY_SIZE(mr_mem_files); i++)
 		if (!file_present(cg, mr_mem_files[i], true))
 			return KSFT_FAIL;
-	if (!expect_mr_mem(cg, "rdma.mr_mem.max", MR_MAX) ||
-	    !expect_mr_usage(cg, 0) || !expect_mr_mem(cg, "rdma.mr_mem.peak", 0) ||
-	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 0, 0) ||
-	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 0, 0) ||
-	    !check_all_formats(cg))
+	if (!expect_mr_mem(cg, "rdma.mr_mem.max", MR_MAX))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(cg, 0))
+		return KSFT_FAIL;
+	if (!expect_mr_mem(cg, "rdma.mr_mem.peak", 0))
+		return KSFT_FAIL;
+	ok = expect_events(cg, "rdma.events", &(struct events){});
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_events(cg, "rdma.events.local", &(struct events){});
+	if (!ok)
+		return KSFT_FAIL;
+	if (!check_all_formats(cg))
 		return KSFT_FAIL;
 
 	/* The two limit files are independent. */
-	if (set_max(cg, "hca_handle=3 hca_object=7") ||
-	    !expect_mr_mem(cg, "rdma.mr_mem.max", MR_MAX))
+	if (set_max(cg, "hca_handle=3 hca_object=7"))
+		return KSFT_FAIL;
+	if (!expect_mr_mem(cg, "rdma.mr_mem.max", MR_MAX))
 		return KSFT_FAIL;
 
 	for (i = 0; i < ARRAY_SIZE(good); i++) {
@@ -902,9 +1486,15 @@ static int test_rdma_mr_mem_files(const char *root, struct rig *t)
 			ksft_print_msg("writing \"%s\": %s\n", buf, strerror(-err));
 			return KSFT_FAIL;
 		}
-		if (!expect_mr_mem(cg, "rdma.mr_mem.max", good[i].val) ||
-		    !expect_res(cg, "rdma.max", 3, 7) || !check_all_formats(cg) ||
-		    !expect_mr_mem(other, "rdma.mr_mem.max", MR_MAX))
+		if (!expect_mr_mem(cg, "rdma.mr_mem.max", good[i].val))
+			return KSFT_FAIL;
+		ok = expect_res(cg, "rdma.max",
+				&(struct hca){ .handle = 3, .object = 7 });
+		if (!ok)
+			return KSFT_FAIL;
+		if (!check_all_formats(cg))
+			return KSFT_FAIL;
+		if (!expect_mr_mem(other, "rdma.mr_mem.max", MR_MAX))
 			return KSFT_FAIL;
 	}
 
@@ -941,17 +1531,24 @@ static int test_rdma_mr_mem_files(const char *root, struct rig *t)
 				       err ? strerror(-err) : "success");
 			return KSFT_FAIL;
 		}
-		if (!expect_res(cg, "rdma.max", 3, 7) ||
-		    !expect_mr_mem(cg, "rdma.mr_mem.max", 5ULL << 20))
+		ok = expect_res(cg, "rdma.max",
+				&(struct hca){ .handle = 3, .object = 7 });
+		if (!ok)
+			return KSFT_FAIL;
+		if (!expect_mr_mem(cg, "rdma.mr_mem.max", 5ULL << 20))
 			return KSFT_FAIL;
 	}
 
 	/* runc and containerd keep only lines of three fields. */
-	for (i = 0; i < ARRAY_SIZE(runc_files); i++)
-		if (!check_runc_lines(cg, runc_files[i]) ||
-		    !check_runc_lines(other, runc_files[i]))
+	for (i = 0; i < ARRAY_SIZE(runc_files); i++) {
+		if (!check_runc_lines(cg, runc_files[i]))
 			return KSFT_FAIL;
-	if (!check_all_formats(cg) || !check_all_formats(other))
+		if (!check_runc_lines(other, runc_files[i]))
+			return KSFT_FAIL;
+	}
+	if (!check_all_formats(cg))
+		return KSFT_FAIL;
+	if (!check_all_formats(other))
 		return KSFT_FAIL;
 	return KSFT_PASS;
 }
@@ -981,62 +1578,117 @@ static int test_rdma_mr_mem_charge(const char *root, struct rig *t)
 	uint64_t total = 0, peak;
 	char *p, *c;
 	int i;
+	bool ok;
 
 	if (no_mr_mem())
 		return KSFT_SKIP;
 	p = cgs_add(&t->cgs, root, "rdma_test_mr_charge", true);
 	c = p ? cgs_add(&t->cgs, p, "c", false) : NULL;
-	if (!c || worker_start(w, c) || !w_open(w, 1, 1, 0) ||
-	    !w_create(w, OBJ_PD, 1, 1, 0) || !expect_usage(c, 1, 1) ||
-	    !expect_mr_usage(c, 0) || !expect_mr_usage(p, 0))
+	if (!c)
+		return KSFT_FAIL;
+	if (worker_start(w, c))
+		return KSFT_FAIL;
+	ok = w_open(w, &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(w,
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(c, &(struct hca){ .handle = 1, .object = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	if (!expect_mr_usage(c, 0))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(p, 0))
 		return KSFT_FAIL;
 
 	for (i = 0; i < ARRAY_SIZE(mrs); i++) {
 		total += mrs[i].cost;
-		if (!w_reg_mr(w, mrs[i].offset, mrs[i].length, 0) ||
-		    !expect_mr_usage(c, total) || !expect_mr_usage(p, total) ||
-		    !expect_pinned(w, total) ||
-		    !expect_usage(c, 1, 2 + i) || !expect_usage(p, 1, 2 + i)) {
-			ksft_print_msg("after MR %d: %llu bytes at offset %llu\n",
-				       i, (unsigned long long)mrs[i].length,
-				       (unsigned long long)mrs[i].offset);
-			return KSFT_FAIL;
-		}
+		ok = w_reg_mr(w,
+			      &(struct wmr){ .offset = mrs[i].offset, .length = mrs[i].length });
+		if (!ok)
+			goto reg_failed;
+		if (!expect_mr_usage(c, total))
+			goto reg_failed;
+		if (!expect_mr_usage(p, total))
+			goto reg_failed;
+		if (!expect_pinned(w, total))
+			goto reg_failed;
+		ok = expect_usage(c,
+				  &(struct hca){ .handle = 1, .object = 2 + i });
+		if (!ok)
+			goto reg_failed;
+		ok = expect_usage(p,
+				  &(struct hca){ .handle = 1, .object = 2 + i });
+		if (!ok)
+			goto reg_failed;
 	}
 	peak = total;
-	if (!expect_mr_mem(c, "rdma.mr_mem.peak", peak) ||
-	    !expect_mr_mem(p, "rdma.mr_mem.peak", peak) ||
-	    !check_all_formats(c) || !check_runc_lines(c, "rdma.current") ||
-	    !check_runc_lines(c, "rdma.peak"))
+	if (!expect_mr_mem(c, "rdma.mr_mem.peak", peak))
+		return KSFT_FAIL;
+	if (!expect_mr_mem(p, "rdma.mr_mem.peak", peak))
+		return KSFT_FAIL;
+	if (!check_all_formats(c))
+		return KSFT_FAIL;
+	if (!check_runc_lines(c, "rdma.current"))
+		return KSFT_FAIL;
+	if (!check_runc_lines(c, "rdma.peak"))
 		return KSFT_FAIL;
 
 	/* Deregistered newest first, each gives back its own charge. */
 	for (i = ARRAY_SIZE(mrs) - 1; i >= 0; i--) {
 		total -= mrs[i].cost;
-		if (!w_destroy(w, -1) || !expect_mr_usage(c, total) ||
-		    !expect_mr_usage(p, total) || !expect_pinned(w, total) ||
-		    !expect_usage(c, 1, 1 + i)) {
-			ksft_print_msg("after freeing MR %d\n", i);
-			return KSFT_FAIL;
-		}
+		if (!w_destroy(w, -1))
+			goto dereg_failed;
+		if (!expect_mr_usage(c, total))
+			goto dereg_failed;
+		if (!expect_mr_usage(p, total))
+			goto dereg_failed;
+		if (!expect_pinned(w, total))
+			goto dereg_failed;
+		ok = expect_usage(c,
+				  &(struct hca){ .handle = 1, .object = 1 + i });
+		if (!ok)
+			goto dereg_failed;
 	}
-	if (!expect_mr_mem(c, "rdma.mr_mem.peak", peak) ||
-	    !expect_mr_mem(p, "rdma.mr_mem.peak", peak))
+	if (!expect_mr_mem(c, "rdma.mr_mem.peak", peak))
+		return KSFT_FAIL;
+	if (!expect_mr_mem(p, "rdma.mr_mem.peak", peak))
 		return KSFT_FAIL;
 
 	/* A smaller second round leaves the peak alone. */
-	if (!w_reg_mr(w, 0, 2 * PAGE_SIZE, 0) ||
-	    !expect_mr_usage(c, 2 * PAGE_SIZE) ||
-	    !expect_mr_mem(c, "rdma.mr_mem.peak", peak))
+	ok = w_reg_mr(w, &(struct wmr){ .offset = 0, .length = 2 * PAGE_SIZE });
+	if (!ok)
 		return KSFT_FAIL;
-	if (!expect_events(c, "rdma.events", 0, 0, 0, 0, 0, 0) ||
-	    !expect_events(p, "rdma.events", 0, 0, 0, 0, 0, 0))
+	if (!expect_mr_usage(c, 2 * PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!expect_mr_mem(c, "rdma.mr_mem.peak", peak))
+		return KSFT_FAIL;
+	ok = expect_events(c, "rdma.events", &(struct events){});
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_events(p, "rdma.events", &(struct events){});
+	if (!ok)
 		return KSFT_FAIL;
 	worker_stop(w);
-	if (!expect_mr_usage(c, 0) || !expect_mr_usage(p, 0) ||
-	    !expect_usage(p, 0, 0))
+	if (!expect_mr_usage(c, 0))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(p, 0))
+		return KSFT_FAIL;
+	ok = expect_usage(p, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
 		return KSFT_FAIL;
 	return KSFT_PASS;
+
+reg_failed:
+	ksft_print_msg("after MR %d: %llu bytes at offset %llu\n",
+		       i, (unsigned long long)mrs[i].length,
+		       (unsigned long long)mrs[i].offset);
+	return KSFT_FAIL;
+dereg_failed:
+	ksft_print_msg("after freeing MR %d\n", i);
+	return KSFT_FAIL;
 }
 
 /*
@@ -1052,52 +1704,116 @@ static int test_rdma_mr_mem_bad_range(const char *root, struct rig *t)
 	uint64_t start, bad[3];
 	char *cg;
 	int i;
+	bool ok;
 
 	if (no_mr_mem())
 		return KSFT_SKIP;
 	cg = cgs_add(&t->cgs, root, "rdma_test_mr_range", false);
-	if (!cg || worker_start(w, cg) || !w_open(w, 1, 1, 0) ||
-	    !w_create(w, OBJ_PD, 1, 1, 0) || !w_reg_mr(w, 0, PAGE_SIZE, 0) ||
-	    set_mr_max(cg, "%d", 2 * PAGE_SIZE))
+	if (!cg)
+		return KSFT_FAIL;
+	if (worker_start(w, cg))
+		return KSFT_FAIL;
+	ok = w_open(w, &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(w,
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_reg_mr(w, &(struct wmr){ .offset = 0, .length = PAGE_SIZE });
+	if (!ok)
+		return KSFT_FAIL;
+	if (set_mr_max(cg, "%d", 2 * PAGE_SIZE))
 		return KSFT_FAIL;
 
 	start = (uintptr_t)mr_buf;
 	bad[0] = UINT64_MAX;			/* start + length wraps */
 	bad[1] = -start;			/* to exactly 0 */
 	bad[2] = UINT64_MAX - 100 - start;	/* PAGE_ALIGN() wraps */
-	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		if (!w_reg_mr(w, 0, bad[i], EINVAL) ||
-		    !expect_mr_usage(cg, PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
-		    !expect_mr_mem(cg, "rdma.mr_mem.peak", PAGE_SIZE))
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		ok = w_reg_mr(w,
+			      &(struct wmr){ .offset = 0, .length = bad[i], .err = EINVAL });
+		if (!ok)
 			return KSFT_FAIL;
+		if (!expect_mr_usage(cg, PAGE_SIZE))
+			return KSFT_FAIL;
+		ok = expect_usage(cg,
+				  &(struct hca){ .handle = 1, .object = 2 });
+		if (!ok)
+			return KSFT_FAIL;
+		if (!expect_mr_mem(cg, "rdma.mr_mem.peak", PAGE_SIZE))
+			return KSFT_FAIL;
+	}
 	if (set_mr_max(cg, "max"))
 		return KSFT_FAIL;
-	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		if (!w_reg_mr(w, 0, bad[i], EINVAL) ||
-		    !expect_mr_usage(cg, PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
-		    !expect_mr_mem(cg, "rdma.mr_mem.peak", PAGE_SIZE))
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		ok = w_reg_mr(w,
+			      &(struct wmr){ .offset = 0, .length = bad[i], .err = EINVAL });
+		if (!ok)
 			return KSFT_FAIL;
+		if (!expect_mr_usage(cg, PAGE_SIZE))
+			return KSFT_FAIL;
+		ok = expect_usage(cg,
+				  &(struct hca){ .handle = 1, .object = 2 });
+		if (!ok)
+			return KSFT_FAIL;
+		if (!expect_mr_mem(cg, "rdma.mr_mem.peak", PAGE_SIZE))
+			return KSFT_FAIL;
+	}
 
 	/* siw refuses an empty MR, and cannot pin the page after mr_buf. */
-	if (!w_reg_mr(w, 0, 0, EINVAL) || !w_reg_mr(w, 100, 0, EINVAL) ||
-	    !expect_mr_usage(cg, PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
-	    !w_reg_mr(w, (MR_BUF_PAGES - 1) * PAGE_SIZE, 2 * PAGE_SIZE,
-		      EFAULT) ||
-	    !w_reg_mr(w, MR_BUF_PAGES * PAGE_SIZE, 1, EFAULT) ||
-	    !expect_mr_usage(cg, PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
-	    !expect_pinned(w, PAGE_SIZE))
+	ok = w_reg_mr(w,
+		      &(struct wmr){ .offset = 0, .length = 0, .err = EINVAL });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_reg_mr(w,
+		      &(struct wmr){ .offset = 100, .length = 0, .err = EINVAL });
+	if (!ok)
+		return KSFT_FAIL;
+	if (!expect_mr_usage(cg, PAGE_SIZE))
+		return KSFT_FAIL;
+	ok = expect_usage(cg, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_reg_mr(w,
+		      &(struct wmr){ .offset = (MR_BUF_PAGES - 1) * PAGE_SIZE,
+				     .length = 2 * PAGE_SIZE, .err = EFAULT });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_reg_mr(w,
+		      &(struct wmr){ .offset = MR_BUF_PAGES * PAGE_SIZE, .length = 1,
+				     .err = EFAULT });
+	if (!ok)
+		return KSFT_FAIL;
+	if (!expect_mr_usage(cg, PAGE_SIZE))
+		return KSFT_FAIL;
+	ok = expect_usage(cg, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	if (!expect_pinned(w, PAGE_SIZE))
 		return KSFT_FAIL;
 
-	if (!expect_events(cg, "rdma.events", 0, 0, 0, 0, 0, 0) ||
-	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 0, 0))
+	ok = expect_events(cg, "rdma.events", &(struct events){});
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_events(cg, "rdma.events.local", &(struct events){});
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* And the next good one is charged as usual. */
-	if (!w_reg_mr(w, 0, 2 * PAGE_SIZE, 0) ||
-	    !expect_mr_usage(cg, 3 * PAGE_SIZE) || !expect_usage(cg, 1, 3))
+	ok = w_reg_mr(w, &(struct wmr){ .offset = 0, .length = 2 * PAGE_SIZE });
+	if (!ok)
+		return KSFT_FAIL;
+	if (!expect_mr_usage(cg, 3 * PAGE_SIZE))
+		return KSFT_FAIL;
+	ok = expect_usage(cg, &(struct hca){ .handle = 1, .object = 3 });
+	if (!ok)
 		return KSFT_FAIL;
 	worker_stop(w);
-	if (!expect_mr_usage(cg, 0) || !expect_usage(cg, 0, 0))
+	if (!expect_mr_usage(cg, 0))
+		return KSFT_FAIL;
+	ok = expect_usage(cg, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
 		return KSFT_FAIL;
 	return KSFT_PASS;
 }
@@ -1115,14 +1831,25 @@ static int test_rdma_mr_mem_limit(const char *root, struct rig *t)
 	struct worker *w = t->w;
 	int ret = KSFT_FAIL;
 	char *cg, *ev;
+	bool ok;
 
 	if (no_mr_mem())
 		return KSFT_SKIP;
 	cg = cgs_add(&t->cgs, root, "rdma_test_mr_limit", false);
-	if (!cg || set_mr_max(cg, "%d", 2 * PAGE_SIZE) ||
-	    !expect_mr_mem(cg, "rdma.mr_mem.max", 2 * PAGE_SIZE) ||
-	    worker_start(w, cg) || !w_open(w, 1, 1, 0) ||
-	    !w_create(w, OBJ_PD, 1, 1, 0))
+	if (!cg)
+		return KSFT_FAIL;
+	if (set_mr_max(cg, "%d", 2 * PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!expect_mr_mem(cg, "rdma.mr_mem.max", 2 * PAGE_SIZE))
+		return KSFT_FAIL;
+	if (worker_start(w, cg))
+		return KSFT_FAIL;
+	ok = w_open(w, &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(w,
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 1 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	ev = cg_control(cg, "rdma.events");
@@ -1131,8 +1858,13 @@ static int test_rdma_mr_mem_limit(const char *root, struct rig *t)
 		ksft_print_msg("cannot read %s: %s\n", ev, strerror(errno));
 		goto out;
 	}
-	if (!w_reg_mr(w, 0, 2 * PAGE_SIZE, 0) ||
-	    !expect_mr_usage(cg, 2 * PAGE_SIZE) || !expect_usage(cg, 1, 2))
+	ok = w_reg_mr(w, &(struct wmr){ .offset = 0, .length = 2 * PAGE_SIZE });
+	if (!ok)
+		goto out;
+	if (!expect_mr_usage(cg, 2 * PAGE_SIZE))
+		goto out;
+	ok = expect_usage(cg, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
 		goto out;
 	if (pending_pri(pfd.fd)) {
 		ksft_print_msg("%s: POLLPRI after a successful charge\n", ev);
@@ -1140,11 +1872,24 @@ static int test_rdma_mr_mem_limit(const char *root, struct rig *t)
 	}
 
 	/* Full: refused, and nothing of the refused MR stays. */
-	if (!w_reg_mr(w, 0, PAGE_SIZE, EAGAIN) ||
-	    !expect_mr_usage(cg, 2 * PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
-	    !expect_mr_mem(cg, "rdma.mr_mem.peak", 2 * PAGE_SIZE) ||
-	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 1, 1) ||
-	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 1, 1))
+	ok = w_reg_mr(w,
+		      &(struct wmr){ .offset = 0, .length = PAGE_SIZE, .err = EAGAIN });
+	if (!ok)
+		goto out;
+	if (!expect_mr_usage(cg, 2 * PAGE_SIZE))
+		goto out;
+	ok = expect_usage(cg, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		goto out;
+	if (!expect_mr_mem(cg, "rdma.mr_mem.peak", 2 * PAGE_SIZE))
+		goto out;
+	ok = expect_events(cg, "rdma.events",
+			   &(struct events){ .mr_max = 1, .mr_fail = 1 });
+	if (!ok)
+		goto out;
+	ok = expect_events(cg, "rdma.events.local",
+			   &(struct events){ .mr_max = 1, .mr_fail = 1 });
+	if (!ok)
 		goto out;
 	/* The refusal is notified like those of the other resources. */
 	if (poll(&pfd, 1, WAIT_MS) != 1 || !(pfd.revents & POLLPRI)) {
@@ -1154,51 +1899,121 @@ static int test_rdma_mr_mem_limit(const char *root, struct rig *t)
 	}
 
 	/* One byte more is a page more. */
-	if (!w_reg_mr(w, 100, 1, EAGAIN) ||
-	    !expect_mr_usage(cg, 2 * PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
-	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 2, 2))
+	ok = w_reg_mr(w,
+		      &(struct wmr){ .offset = 100, .length = 1, .err = EAGAIN });
+	if (!ok)
+		goto out;
+	if (!expect_mr_usage(cg, 2 * PAGE_SIZE))
+		goto out;
+	ok = expect_usage(cg, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		goto out;
+	ok = expect_events(cg, "rdma.events.local",
+			   &(struct events){ .mr_max = 2, .mr_fail = 2 });
+	if (!ok)
 		goto out;
 
 	/*
 	 * The limit is checked before the driver pins anything: a range
 	 * that siw cannot pin (EFAULT) is refused by the limit first.
 	 */
-	if (!w_reg_mr(w, (MR_BUF_PAGES - 1) * PAGE_SIZE, 2 * PAGE_SIZE,
-		      EAGAIN) ||
-	    !expect_mr_usage(cg, 2 * PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
-	    !expect_pinned(w, 2 * PAGE_SIZE) ||
-	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 3, 3))
+	ok = w_reg_mr(w,
+		      &(struct wmr){ .offset = (MR_BUF_PAGES - 1) * PAGE_SIZE,
+				     .length = 2 * PAGE_SIZE, .err = EAGAIN });
+	if (!ok)
+		goto out;
+	if (!expect_mr_usage(cg, 2 * PAGE_SIZE))
+		goto out;
+	ok = expect_usage(cg, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		goto out;
+	if (!expect_pinned(w, 2 * PAGE_SIZE))
+		goto out;
+	ok = expect_events(cg, "rdma.events.local",
+			   &(struct events){ .mr_max = 3, .mr_fail = 3 });
+	if (!ok)
 		goto out;
 
 	/* Below the usage: the MR stays, new ones are refused. */
-	if (set_mr_max(cg, "%d", PAGE_SIZE) ||
-	    !expect_mr_mem(cg, "rdma.mr_mem.max", PAGE_SIZE) ||
-	    !expect_mr_usage(cg, 2 * PAGE_SIZE) ||
-	    !w_reg_mr(w, 0, 1, EAGAIN) ||
-	    !expect_mr_usage(cg, 2 * PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
-	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 4, 4))
+	if (set_mr_max(cg, "%d", PAGE_SIZE))
+		goto out;
+	if (!expect_mr_mem(cg, "rdma.mr_mem.max", PAGE_SIZE))
+		goto out;
+	if (!expect_mr_usage(cg, 2 * PAGE_SIZE))
+		goto out;
+	ok = w_reg_mr(w,
+		      &(struct wmr){ .offset = 0, .length = 1, .err = EAGAIN });
+	if (!ok)
+		goto out;
+	if (!expect_mr_usage(cg, 2 * PAGE_SIZE))
+		goto out;
+	ok = expect_usage(cg, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		goto out;
+	ok = expect_events(cg, "rdma.events",
+			   &(struct events){ .mr_max = 4, .mr_fail = 4 });
+	if (!ok)
 		goto out;
 
 	/* Freed: exactly the limit fits, and no more. */
-	if (!w_destroy(w, -1) || !expect_mr_usage(cg, 0) ||
-	    !expect_usage(cg, 1, 1) || !w_reg_mr(w, 0, PAGE_SIZE, 0) ||
-	    !expect_mr_usage(cg, PAGE_SIZE) || !w_reg_mr(w, 0, 1, EAGAIN) ||
-	    !expect_mr_usage(cg, PAGE_SIZE) || !expect_usage(cg, 1, 2) ||
-	    !expect_mr_mem(cg, "rdma.mr_mem.peak", 2 * PAGE_SIZE))
+	if (!w_destroy(w, -1))
+		goto out;
+	if (!expect_mr_usage(cg, 0))
+		goto out;
+	ok = expect_usage(cg, &(struct hca){ .handle = 1, .object = 1 });
+	if (!ok)
+		goto out;
+	ok = w_reg_mr(w, &(struct wmr){ .offset = 0, .length = PAGE_SIZE });
+	if (!ok)
+		goto out;
+	if (!expect_mr_usage(cg, PAGE_SIZE))
+		goto out;
+	ok = w_reg_mr(w,
+		      &(struct wmr){ .offset = 0, .length = 1, .err = EAGAIN });
+	if (!ok)
+		goto out;
+	if (!expect_mr_usage(cg, PAGE_SIZE))
+		goto out;
+	ok = expect_usage(cg, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		goto out;
+	if (!expect_mr_mem(cg, "rdma.mr_mem.peak", 2 * PAGE_SIZE))
 		goto out;
 
 	/* A limit of 0 refuses any MR; "max" lets the biggest through. */
-	if (!w_destroy(w, -1) || set_mr_max(cg, "0") ||
-	    !w_reg_mr(w, 0, 1, EAGAIN) || !expect_mr_usage(cg, 0) ||
-	    set_mr_max(cg, "max") ||
-	    !w_reg_mr(w, 0, MR_BUF_PAGES * PAGE_SIZE, 0) ||
-	    !expect_mr_usage(cg, MR_BUF_PAGES * PAGE_SIZE) ||
-	    !expect_mr_mem(cg, "rdma.mr_mem.peak", MR_BUF_PAGES * PAGE_SIZE) ||
-	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 6, 6) ||
-	    !expect_events(cg, "rdma.events.local", 0, 0, 0, 0, 6, 6))
+	if (!w_destroy(w, -1))
+		goto out;
+	if (set_mr_max(cg, "0"))
+		goto out;
+	ok = w_reg_mr(w,
+		      &(struct wmr){ .offset = 0, .length = 1, .err = EAGAIN });
+	if (!ok)
+		goto out;
+	if (!expect_mr_usage(cg, 0))
+		goto out;
+	if (set_mr_max(cg, "max"))
+		goto out;
+	ok = w_reg_mr(w,
+		      &(struct wmr){ .offset = 0, .length = MR_BUF_PAGES * PAGE_SIZE });
+	if (!ok)
+		goto out;
+	if (!expect_mr_usage(cg, MR_BUF_PAGES * PAGE_SIZE))
+		goto out;
+	if (!expect_mr_mem(cg, "rdma.mr_mem.peak", MR_BUF_PAGES * PAGE_SIZE))
+		goto out;
+	ok = expect_events(cg, "rdma.events",
+			   &(struct events){ .mr_max = 6, .mr_fail = 6 });
+	if (!ok)
+		goto out;
+	ok = expect_events(cg, "rdma.events.local",
+			   &(struct events){ .mr_max = 6, .mr_fail = 6 });
+	if (!ok)
 		goto out;
 	worker_stop(w);
-	if (!expect_mr_usage(cg, 0) || !expect_usage(cg, 0, 0))
+	if (!expect_mr_usage(cg, 0))
+		goto out;
+	ok = expect_usage(cg, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
 		goto out;
 	ret = KSFT_PASS;
 out:
@@ -1218,63 +2033,158 @@ static int test_rdma_mr_mem_hierarchy(const char *root, struct rig *t)
 {
 	struct worker *w = t->w;
 	char *p, *c1, *c2;
+	bool ok;
 
 	if (no_mr_mem())
 		return KSFT_SKIP;
 	p = cgs_add(&t->cgs, root, "rdma_test_mr_hier", true);
 	c1 = p ? cgs_add(&t->cgs, p, "c1", false) : NULL;
 	c2 = p ? cgs_add(&t->cgs, p, "c2", false) : NULL;
-	if (!c1 || !c2 || set_mr_max(p, "8K") ||
-	    !expect_mr_mem(c1, "rdma.mr_mem.max", MR_MAX))
+	if (!c1)
+		return KSFT_FAIL;
+	if (!c2)
+		return KSFT_FAIL;
+	if (set_mr_max(p, "8K"))
+		return KSFT_FAIL;
+	if (!expect_mr_mem(c1, "rdma.mr_mem.max", MR_MAX))
 		return KSFT_FAIL;
 
 	/* The child has no limit of its own: its third page is refused. */
-	if (worker_start(&w[0], c1) || !w_open(&w[0], 1, 1, 0) ||
-	    !w_create(&w[0], OBJ_PD, 1, 1, 0) ||
-	    !w_reg_mr(&w[0], 0, PAGE_SIZE, 0) ||
-	    !w_reg_mr(&w[0], 0, PAGE_SIZE, 0) ||
-	    !w_reg_mr(&w[0], 0, PAGE_SIZE, EAGAIN))
+	if (worker_start(&w[0], c1))
 		return KSFT_FAIL;
-	if (!expect_mr_usage(c1, 2 * PAGE_SIZE) ||
-	    !expect_mr_usage(p, 2 * PAGE_SIZE) ||
-	    !expect_usage(c1, 1, 3) || !expect_usage(p, 1, 3) ||
-	    !expect_mr_mem(c1, "rdma.mr_mem.peak", 2 * PAGE_SIZE) ||
-	    !expect_mr_mem(p, "rdma.mr_mem.peak", 2 * PAGE_SIZE) ||
-	    !expect_events(p, "rdma.events.local", 0, 0, 0, 0, 1, 0) ||
-	    !expect_events(p, "rdma.events", 0, 0, 0, 0, 1, 1) ||
-	    !expect_events(c1, "rdma.events.local", 0, 0, 0, 0, 0, 1) ||
-	    !expect_events(c1, "rdma.events", 0, 0, 0, 0, 0, 1))
+	ok = w_open(&w[0], &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(&w[0],
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_reg_mr(&w[0], &(struct wmr){ .offset = 0, .length = PAGE_SIZE });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_reg_mr(&w[0], &(struct wmr){ .offset = 0, .length = PAGE_SIZE });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_reg_mr(&w[0],
+		      &(struct wmr){ .offset = 0, .length = PAGE_SIZE, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	if (!expect_mr_usage(c1, 2 * PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(p, 2 * PAGE_SIZE))
+		return KSFT_FAIL;
+	ok = expect_usage(c1, &(struct hca){ .handle = 1, .object = 3 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(p, &(struct hca){ .handle = 1, .object = 3 });
+	if (!ok)
+		return KSFT_FAIL;
+	if (!expect_mr_mem(c1, "rdma.mr_mem.peak", 2 * PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!expect_mr_mem(p, "rdma.mr_mem.peak", 2 * PAGE_SIZE))
+		return KSFT_FAIL;
+	ok = expect_events(p, "rdma.events.local",
+			   &(struct events){ .mr_max = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_events(p, "rdma.events",
+			   &(struct events){ .mr_max = 1, .mr_fail = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_events(c1, "rdma.events.local",
+			   &(struct events){ .mr_fail = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_events(c1, "rdma.events", &(struct events){ .mr_fail = 1 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* Siblings add up: room made in c1 is taken by c2. */
-	if (!w_destroy(&w[0], -1) || !expect_mr_usage(p, PAGE_SIZE) ||
-	    worker_start(&w[1], c2) || !w_open(&w[1], 1, 1, 0) ||
-	    !w_create(&w[1], OBJ_PD, 1, 1, 0) ||
-	    !w_reg_mr(&w[1], 0, PAGE_SIZE, 0) ||
-	    !w_reg_mr(&w[1], 0, 1, EAGAIN) ||
-	    !expect_mr_usage(c1, PAGE_SIZE) || !expect_mr_usage(c2, PAGE_SIZE) ||
-	    !expect_mr_usage(p, 2 * PAGE_SIZE) ||
-	    !expect_mr_mem(p, "rdma.mr_mem.peak", 2 * PAGE_SIZE) ||
-	    !expect_mr_mem(c2, "rdma.mr_mem.peak", PAGE_SIZE) ||
-	    !expect_events(p, "rdma.events.local", 0, 0, 0, 0, 2, 0) ||
-	    !expect_events(p, "rdma.events", 0, 0, 0, 0, 2, 2) ||
-	    !expect_events(c2, "rdma.events.local", 0, 0, 0, 0, 0, 1))
+	if (!w_destroy(&w[0], -1))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(p, PAGE_SIZE))
+		return KSFT_FAIL;
+	if (worker_start(&w[1], c2))
+		return KSFT_FAIL;
+	ok = w_open(&w[1], &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(&w[1],
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_reg_mr(&w[1], &(struct wmr){ .offset = 0, .length = PAGE_SIZE });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_reg_mr(&w[1],
+		      &(struct wmr){ .offset = 0, .length = 1, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	if (!expect_mr_usage(c1, PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(c2, PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(p, 2 * PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!expect_mr_mem(p, "rdma.mr_mem.peak", 2 * PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!expect_mr_mem(c2, "rdma.mr_mem.peak", PAGE_SIZE))
+		return KSFT_FAIL;
+	ok = expect_events(p, "rdma.events.local",
+			   &(struct events){ .mr_max = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_events(p, "rdma.events",
+			   &(struct events){ .mr_max = 2, .mr_fail = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_events(c2, "rdma.events.local",
+			   &(struct events){ .mr_fail = 1 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* c1's own limit binds before the parent's. */
-	if (!w_destroy(&w[1], -1) || set_mr_max(c1, "%d", PAGE_SIZE) ||
-	    !w_reg_mr(&w[0], 0, PAGE_SIZE, EAGAIN) ||
-	    !expect_mr_usage(c1, PAGE_SIZE) || !expect_mr_usage(p, PAGE_SIZE) ||
-	    !expect_usage(c1, 1, 2) ||
-	    !expect_events(c1, "rdma.events.local", 0, 0, 0, 0, 1, 2) ||
-	    !expect_events(c1, "rdma.events", 0, 0, 0, 0, 1, 2) ||
-	    !expect_events(p, "rdma.events.local", 0, 0, 0, 0, 2, 0) ||
-	    !expect_events(p, "rdma.events", 0, 0, 0, 0, 3, 3))
+	if (!w_destroy(&w[1], -1))
+		return KSFT_FAIL;
+	if (set_mr_max(c1, "%d", PAGE_SIZE))
+		return KSFT_FAIL;
+	ok = w_reg_mr(&w[0],
+		      &(struct wmr){ .offset = 0, .length = PAGE_SIZE, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	if (!expect_mr_usage(c1, PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(p, PAGE_SIZE))
+		return KSFT_FAIL;
+	ok = expect_usage(c1, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_events(c1, "rdma.events.local",
+			   &(struct events){ .mr_max = 1, .mr_fail = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_events(c1, "rdma.events",
+			   &(struct events){ .mr_max = 1, .mr_fail = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_events(p, "rdma.events.local",
+			   &(struct events){ .mr_max = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_events(p, "rdma.events",
+			   &(struct events){ .mr_max = 3, .mr_fail = 3 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	workers_stop(w, 2);
-	if (!expect_mr_usage(c1, 0) || !expect_mr_usage(c2, 0) ||
-	    !expect_mr_usage(p, 0) || !expect_usage(p, 0, 0))
+	if (!expect_mr_usage(c1, 0))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(c2, 0))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(p, 0))
+		return KSFT_FAIL;
+	ok = expect_usage(p, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
 		return KSFT_FAIL;
 	return KSFT_PASS;
 }
@@ -1288,27 +2198,61 @@ static int test_rdma_mr_mem_exit(const char *root, struct rig *t)
 {
 	struct worker *w = t->w;
 	char *cg;
+	bool ok;
 
 	if (no_mr_mem())
 		return KSFT_SKIP;
 	cg = cgs_add(&t->cgs, root, "rdma_test_mr_exit", false);
-	if (!cg || set_mr_max(cg, "%d", 6 * PAGE_SIZE))
+	if (!cg)
+		return KSFT_FAIL;
+	if (set_mr_max(cg, "%d", 6 * PAGE_SIZE))
 		return KSFT_FAIL;
 
-	if (worker_start(&w[0], cg) || !w_open(&w[0], 1, 1, 0) ||
-	    !w_create(&w[0], OBJ_PD, 1, 1, 0) ||
-	    !w_reg_mr(&w[0], 0, 3 * PAGE_SIZE, 0) ||
-	    !w_reg_mr(&w[0], 100, PAGE_SIZE, 0) ||
-	    worker_start(&w[1], cg) || !w_open(&w[1], 1, 1, 0) ||
-	    !w_create(&w[1], OBJ_PD, 1, 1, 0) ||
-	    !w_reg_mr(&w[1], 0, PAGE_SIZE, 0) ||
-	    !w_reg_mr(&w[1], 0, 1, EAGAIN) ||
-	    !expect_mr_usage(cg, 6 * PAGE_SIZE) || !expect_usage(cg, 2, 5))
+	if (worker_start(&w[0], cg))
+		return KSFT_FAIL;
+	ok = w_open(&w[0], &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(&w[0],
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_reg_mr(&w[0],
+		      &(struct wmr){ .offset = 0, .length = 3 * PAGE_SIZE });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_reg_mr(&w[0],
+		      &(struct wmr){ .offset = 100, .length = PAGE_SIZE });
+	if (!ok)
+		return KSFT_FAIL;
+	if (worker_start(&w[1], cg))
+		return KSFT_FAIL;
+	ok = w_open(&w[1], &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(&w[1],
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_reg_mr(&w[1], &(struct wmr){ .offset = 0, .length = PAGE_SIZE });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_reg_mr(&w[1],
+		      &(struct wmr){ .offset = 0, .length = 1, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	if (!expect_mr_usage(cg, 6 * PAGE_SIZE))
+		return KSFT_FAIL;
+	ok = expect_usage(cg, &(struct hca){ .handle = 2, .object = 5 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* Exits without deregistering. */
 	worker_stop(&w[0]);
-	if (!expect_mr_usage(cg, PAGE_SIZE) || !expect_usage(cg, 1, 2))
+	if (!expect_mr_usage(cg, PAGE_SIZE))
+		return KSFT_FAIL;
+	ok = expect_usage(cg, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* Killed. */
@@ -1317,18 +2261,35 @@ static int test_rdma_mr_mem_exit(const char *root, struct rig *t)
 		return KSFT_FAIL;
 	}
 	worker_stop(&w[1]);
-	if (!expect_mr_usage(cg, 0) || !expect_usage(cg, 0, 0))
+	if (!expect_mr_usage(cg, 0))
+		return KSFT_FAIL;
+	ok = expect_usage(cg, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* All of the limit is free again. */
-	if (worker_start(&w[2], cg) || !w_open(&w[2], 1, 1, 0) ||
-	    !w_create(&w[2], OBJ_PD, 1, 1, 0) ||
-	    !w_reg_mr(&w[2], 0, 6 * PAGE_SIZE, 0) ||
-	    !expect_mr_usage(cg, 6 * PAGE_SIZE) ||
-	    !expect_mr_mem(cg, "rdma.mr_mem.peak", 6 * PAGE_SIZE))
+	if (worker_start(&w[2], cg))
+		return KSFT_FAIL;
+	ok = w_open(&w[2], &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(&w[2],
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_reg_mr(&w[2],
+		      &(struct wmr){ .offset = 0, .length = 6 * PAGE_SIZE });
+	if (!ok)
+		return KSFT_FAIL;
+	if (!expect_mr_usage(cg, 6 * PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!expect_mr_mem(cg, "rdma.mr_mem.peak", 6 * PAGE_SIZE))
 		return KSFT_FAIL;
 	worker_stop(&w[2]);
-	if (!expect_mr_usage(cg, 0) || !expect_usage(cg, 0, 0))
+	if (!expect_mr_usage(cg, 0))
+		return KSFT_FAIL;
+	ok = expect_usage(cg, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
 		return KSFT_FAIL;
 	return KSFT_PASS;
 }
@@ -1343,6 +2304,7 @@ static int test_rdma_mr_mem_migrate(const char *root, struct rig *t)
 {
 	struct worker *w = t->w;
 	char *p, *a, *b;
+	bool ok;
 
 	if (no_mr_mem())
 		return KSFT_SKIP;
@@ -1353,31 +2315,80 @@ static int test_rdma_mr_mem_migrate(const char *root, struct rig *t)
 		return KSFT_FAIL;
 
 	/* Objects: 0 the PD, 1 and 2 MRs charged to a. */
-	if (worker_start(w, a) || !w_open(w, 1, 1, 0) ||
-	    !w_create(w, OBJ_PD, 1, 1, 0) ||
-	    !w_reg_mr(w, 0, 2 * PAGE_SIZE, 0) || !w_reg_mr(w, 0, 1, 0) ||
-	    !expect_mr_usage(a, 3 * PAGE_SIZE) || !expect_usage(a, 1, 3))
+	if (worker_start(w, a))
+		return KSFT_FAIL;
+	ok = w_open(w, &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(w,
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_reg_mr(w, &(struct wmr){ .offset = 0, .length = 2 * PAGE_SIZE });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_reg_mr(w, &(struct wmr){ .offset = 0, .length = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	if (!expect_mr_usage(a, 3 * PAGE_SIZE))
+		return KSFT_FAIL;
+	ok = expect_usage(a, &(struct hca){ .handle = 1, .object = 3 });
+	if (!ok)
 		return KSFT_FAIL;
 
-	if (worker_move(w, b) || !expect_mr_usage(a, 3 * PAGE_SIZE) ||
-	    !expect_mr_usage(b, 0) || !expect_mr_usage(p, 3 * PAGE_SIZE))
+	if (worker_move(w, b))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(a, 3 * PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(b, 0))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(p, 3 * PAGE_SIZE))
 		return KSFT_FAIL;
 
 	/* Object 3 is charged to b, under b's limit and not a's. */
-	if (set_mr_max(a, "0") || set_mr_max(b, "%d", PAGE_SIZE) ||
-	    !w_reg_mr(w, 0, PAGE_SIZE, 0) || !w_reg_mr(w, 0, 1, EAGAIN) ||
-	    !expect_mr_usage(a, 3 * PAGE_SIZE) || !expect_mr_usage(b, PAGE_SIZE) ||
-	    !expect_mr_usage(p, 4 * PAGE_SIZE) || !expect_usage(b, 0, 1) ||
-	    !expect_events(b, "rdma.events.local", 0, 0, 0, 0, 1, 1) ||
-	    !expect_events(a, "rdma.events", 0, 0, 0, 0, 0, 0))
+	if (set_mr_max(a, "0"))
+		return KSFT_FAIL;
+	if (set_mr_max(b, "%d", PAGE_SIZE))
+		return KSFT_FAIL;
+	ok = w_reg_mr(w, &(struct wmr){ .offset = 0, .length = PAGE_SIZE });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_reg_mr(w,
+		      &(struct wmr){ .offset = 0, .length = 1, .err = EAGAIN });
+	if (!ok)
+		return KSFT_FAIL;
+	if (!expect_mr_usage(a, 3 * PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(b, PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(p, 4 * PAGE_SIZE))
+		return KSFT_FAIL;
+	ok = expect_usage(b, &(struct hca){ .handle = 0, .object = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_events(b, "rdma.events.local",
+			   &(struct events){ .mr_max = 1, .mr_fail = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_events(a, "rdma.events", &(struct events){});
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* Deregistered from b, given back to a. */
-	if (!w_destroy(w, 1) || !expect_mr_usage(a, PAGE_SIZE) ||
-	    !expect_mr_usage(b, PAGE_SIZE) || !expect_mr_usage(p, 2 * PAGE_SIZE) ||
-	    !expect_usage(a, 1, 2) ||
-	    !expect_mr_mem(a, "rdma.mr_mem.peak", 3 * PAGE_SIZE) ||
-	    !expect_mr_mem(b, "rdma.mr_mem.peak", PAGE_SIZE))
+	if (!w_destroy(w, 1))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(a, PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(b, PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(p, 2 * PAGE_SIZE))
+		return KSFT_FAIL;
+	ok = expect_usage(a, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	if (!expect_mr_mem(a, "rdma.mr_mem.peak", 3 * PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!expect_mr_mem(b, "rdma.mr_mem.peak", PAGE_SIZE))
 		return KSFT_FAIL;
 
 	/* a can go while it holds object 2; the parent still sees it. */
@@ -1385,13 +2396,28 @@ static int test_rdma_mr_mem_migrate(const char *root, struct rig *t)
 		ksft_print_msg("rmdir %s: %s\n", a, strerror(errno));
 		return KSFT_FAIL;
 	}
-	if (!expect_mr_usage(p, 2 * PAGE_SIZE) || !expect_mr_usage(b, PAGE_SIZE) ||
-	    !w_destroy(w, 2) || !expect_mr_usage(p, PAGE_SIZE) ||
-	    !expect_mr_usage(b, PAGE_SIZE) || !expect_usage(p, 1, 2))
+	if (!expect_mr_usage(p, 2 * PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(b, PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!w_destroy(w, 2))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(p, PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(b, PAGE_SIZE))
+		return KSFT_FAIL;
+	ok = expect_usage(p, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
 		return KSFT_FAIL;
 
-	if (!w_close(w, -1) || !expect_mr_usage(p, 0) || !expect_mr_usage(b, 0) ||
-	    !expect_usage(p, 0, 0))
+	if (!w_close(w, -1))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(p, 0))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(b, 0))
+		return KSFT_FAIL;
+	ok = expect_usage(p, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
 		return KSFT_FAIL;
 
 	/* A new cgroup of the same name starts afresh. */
@@ -1399,8 +2425,11 @@ static int test_rdma_mr_mem_migrate(const char *root, struct rig *t)
 		ksft_print_msg("mkdir %s again: %s\n", a, strerror(errno));
 		return KSFT_FAIL;
 	}
-	if (!expect_mr_mem(a, "rdma.mr_mem.max", MR_MAX) ||
-	    !expect_mr_usage(a, 0) || !expect_mr_mem(a, "rdma.mr_mem.peak", 0))
+	if (!expect_mr_mem(a, "rdma.mr_mem.max", MR_MAX))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(a, 0))
+		return KSFT_FAIL;
+	if (!expect_mr_mem(a, "rdma.mr_mem.peak", 0))
 		return KSFT_FAIL;
 	return KSFT_PASS;
 }
@@ -1422,6 +2451,7 @@ static int test_rdma_device_removal(const char *root, struct rig *t)
 	int index, i, err;
 	pid_t del = -1;
 	char *cg;
+	bool ok;
 
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/node_desc", rdma_dev);
 	read_text(path, desc, sizeof(desc));
@@ -1438,14 +2468,36 @@ static int test_rdma_device_removal(const char *root, struct rig *t)
 	}
 
 	cg = cgs_add(&t->cgs, root, "rdma_test_unplug", false);
-	if (!cg || set_max(cg, "hca_handle=5 hca_object=10") ||
-	    worker_start(w, cg) || !w_open(w, 1, 1, 0) ||
-	    !w_create(w, OBJ_PD, 1, 1, 0) || !w_create(w, OBJ_CQ, 1, 1, 0) ||
-	    !w_create(w, OBJ_MR, 1, 1, 0) || !expect_usage(cg, 1, 3))
+	if (!cg)
 		goto out;
-	if (have_mr_mem &&
-	    (set_mr_max(cg, "1M") || !expect_mr_usage(cg, PAGE_SIZE)))
+	if (set_max(cg, "hca_handle=5 hca_object=10"))
 		goto out;
+	if (worker_start(w, cg))
+		goto out;
+	ok = w_open(w, &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		goto out;
+	ok = w_create(w,
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 1 });
+	if (!ok)
+		goto out;
+	ok = w_create(w,
+		      &(struct wcreate){ .type = OBJ_CQ, .count = 1, .done = 1 });
+	if (!ok)
+		goto out;
+	ok = w_create(w,
+		      &(struct wcreate){ .type = OBJ_MR, .count = 1, .done = 1 });
+	if (!ok)
+		goto out;
+	ok = expect_usage(cg, &(struct hca){ .handle = 1, .object = 3 });
+	if (!ok)
+		goto out;
+	if (have_mr_mem) {
+		if (set_mr_max(cg, "1M"))
+			goto out;
+		if (!expect_mr_usage(cg, PAGE_SIZE))
+			goto out;
+	}
 
 	del = fork();
 	if (del == 0) {
@@ -1466,8 +2518,15 @@ static int test_rdma_device_removal(const char *root, struct rig *t)
 	if (err < 0) {
 		/* Waiting for the worker's file: the device is still there. */
 		ksft_print_msg("%s: removal waits for open uverbs files\n", rdma_dev);
-		if (!expect_usage(cg, 1, 3) || !expect_res(cg, "rdma.max", 5, 10) ||
-		    (have_mr_mem && !expect_mr_usage(cg, PAGE_SIZE)))
+		ok = expect_usage(cg,
+				  &(struct hca){ .handle = 1, .object = 3 });
+		if (!ok)
+			goto out;
+		ok = expect_res(cg, "rdma.max",
+				&(struct hca){ .handle = 5, .object = 10 });
+		if (!ok)
+			goto out;
+		if (have_mr_mem && !expect_mr_usage(cg, PAGE_SIZE))
 			goto out;
 		worker_stop(w);
 		err = wait_exit(del, 10 * WAIT_MS);
@@ -1506,20 +2565,45 @@ static int test_rdma_device_removal(const char *root, struct rig *t)
 	for (i = 0; i < WAIT_MS / 50 && find_uverbs(rdma_dev); i++)
 		usleep(50000);
 
-	if (!expect_res(cg, "rdma.max", UNLIMITED, UNLIMITED) ||
-	    !expect_usage(cg, 0, 0) || !expect_res(cg, "rdma.peak", 0, 0) ||
-	    !expect_events(cg, "rdma.events", 0, 0, 0, 0, 0, 0) ||
-	    !check_all_formats(cg))
+	ok = expect_res(cg, "rdma.max",
+			&(struct hca){ .handle = UNLIMITED, .object = UNLIMITED });
+	if (!ok)
 		goto out;
-	if (have_mr_mem &&
-	    (!expect_mr_mem(cg, "rdma.mr_mem.max", MR_MAX) ||
-	     !expect_mr_usage(cg, 0) || !expect_mr_mem(cg, "rdma.mr_mem.peak", 0)))
+	ok = expect_usage(cg, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
 		goto out;
+	ok = expect_res(cg, "rdma.peak",
+			&(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
+		goto out;
+	ok = expect_events(cg, "rdma.events", &(struct events){});
+	if (!ok)
+		goto out;
+	if (!check_all_formats(cg))
+		goto out;
+	if (have_mr_mem) {
+		if (!expect_mr_mem(cg, "rdma.mr_mem.max", MR_MAX))
+			goto out;
+		if (!expect_mr_usage(cg, 0))
+			goto out;
+		if (!expect_mr_mem(cg, "rdma.mr_mem.peak", 0))
+			goto out;
+	}
 
 	/* The new device works and is charged as usual. */
-	if (set_max(cg, "hca_object=1") || worker_start(w, cg) ||
-	    !w_open(w, 1, 1, 0) || !w_create(w, OBJ_PD, 2, 1, EAGAIN) ||
-	    !expect_usage(cg, 1, 1))
+	if (set_max(cg, "hca_object=1"))
+		goto out;
+	if (worker_start(w, cg))
+		goto out;
+	ok = w_open(w, &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		goto out;
+	ok = w_create(w,
+		      &(struct wcreate){ .type = OBJ_PD, .count = 2, .done = 1, .err = EAGAIN });
+	if (!ok)
+		goto out;
+	ok = expect_usage(cg, &(struct hca){ .handle = 1, .object = 1 });
+	if (!ok)
 		goto out;
 	ret = KSFT_PASS;
 out:
@@ -1553,23 +2637,51 @@ static bool v1_mr_mem(const char *mnt, const char *parent, const char *child,
 		      struct worker *w)
 {
 	int i;
+	bool ok;
 
-	for (i = 0; i < ARRAY_SIZE(mr_mem_files); i++)
-		if (!file_present(mnt, mr_mem_files[i], false) ||
-		    !file_present(child, mr_mem_files[i], true))
+	for (i = 0; i < ARRAY_SIZE(mr_mem_files); i++) {
+		if (!file_present(mnt, mr_mem_files[i], false))
 			return false;
-	if (!expect_mr_mem(child, "rdma.mr_mem.max", MR_MAX) ||
-	    set_max(parent, "hca_object=max") || set_mr_max(parent, "4K") ||
-	    !expect_mr_mem(parent, "rdma.mr_mem.max", PAGE_SIZE))
+		if (!file_present(child, mr_mem_files[i], true))
+			return false;
+	}
+	if (!expect_mr_mem(child, "rdma.mr_mem.max", MR_MAX))
 		return false;
-	if (worker_start(w, child) || !w_open(w, 1, 1, 0) ||
-	    !w_create(w, OBJ_PD, 1, 1, 0) || !w_reg_mr(w, 0, PAGE_SIZE, 0) ||
-	    !w_reg_mr(w, 0, 1, EAGAIN) || !expect_mr_usage(child, PAGE_SIZE) ||
-	    !expect_mr_usage(parent, PAGE_SIZE) || !expect_usage(child, 1, 2) ||
-	    !expect_mr_mem(parent, "rdma.mr_mem.peak", PAGE_SIZE))
+	if (set_max(parent, "hca_object=max"))
+		return false;
+	if (set_mr_max(parent, "4K"))
+		return false;
+	if (!expect_mr_mem(parent, "rdma.mr_mem.max", PAGE_SIZE))
+		return false;
+	if (worker_start(w, child))
+		return false;
+	ok = w_open(w, &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return false;
+	ok = w_create(w,
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 1 });
+	if (!ok)
+		return false;
+	ok = w_reg_mr(w, &(struct wmr){ .offset = 0, .length = PAGE_SIZE });
+	if (!ok)
+		return false;
+	ok = w_reg_mr(w,
+		      &(struct wmr){ .offset = 0, .length = 1, .err = EAGAIN });
+	if (!ok)
+		return false;
+	if (!expect_mr_usage(child, PAGE_SIZE))
+		return false;
+	if (!expect_mr_usage(parent, PAGE_SIZE))
+		return false;
+	ok = expect_usage(child, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		return false;
+	if (!expect_mr_mem(parent, "rdma.mr_mem.peak", PAGE_SIZE))
 		return false;
 	worker_stop(w);
-	return expect_mr_usage(child, 0) && expect_mr_usage(parent, 0);
+	if (!expect_mr_usage(child, 0))
+		return false;
+	return expect_mr_usage(parent, 0);
 }
 
 /*
@@ -1586,6 +2698,7 @@ static int test_rdma_v1(const char *root, struct rig *t)
 	bool mounted = false;
 	long end;
 	int err;
+	bool ok;
 
 	if (!cg_read_strstr(root, "cgroup.subtree_control", "rdma") &&
 	    cg_write(root, "cgroup.subtree_control", "-rdma")) {
@@ -1623,10 +2736,18 @@ static int test_rdma_v1(const char *root, struct rig *t)
 		ksft_print_msg("mkdir in %s: %s\n", mnt, strerror(errno));
 		goto out;
 	}
-	if (!expect_res(parent, "rdma.max", UNLIMITED, UNLIMITED) ||
-	    !expect_usage(parent, 0, 0) ||
-	    set_max(parent, "hca_handle=1 hca_object=2") ||
-	    !expect_res(parent, "rdma.max", 1, 2))
+	ok = expect_res(parent, "rdma.max",
+			&(struct hca){ .handle = UNLIMITED, .object = UNLIMITED });
+	if (!ok)
+		goto out;
+	ok = expect_usage(parent, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
+		goto out;
+	if (set_max(parent, "hca_handle=1 hca_object=2"))
+		goto out;
+	ok = expect_res(parent, "rdma.max",
+			&(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
 		goto out;
 	err = try_max(parent, "hca_object=ma");
 	if (err != -EINVAL) {
@@ -1634,16 +2755,33 @@ static int test_rdma_v1(const char *root, struct rig *t)
 			       err ? strerror(-err) : "accepted");
 		goto out;
 	}
-	if (!expect_res(parent, "rdma.max", 1, 2))
+	ok = expect_res(parent, "rdma.max",
+			&(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
 		goto out;
 
 	/* Hierarchical in v1 too: the parent's limits apply to the child. */
-	if (worker_start(w, child) || !w_open(w, 2, 1, EAGAIN) ||
-	    !w_create(w, OBJ_PD, 3, 2, EAGAIN) || !expect_usage(child, 1, 2) ||
-	    !expect_usage(parent, 1, 2))
+	if (worker_start(w, child))
+		goto out;
+	ok = w_open(w, &(struct wopen){ .count = 2, .done = 1, .err = EAGAIN });
+	if (!ok)
+		goto out;
+	ok = w_create(w,
+		      &(struct wcreate){ .type = OBJ_PD, .count = 3, .done = 2, .err = EAGAIN });
+	if (!ok)
+		goto out;
+	ok = expect_usage(child, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		goto out;
+	ok = expect_usage(parent, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
 		goto out;
 	worker_stop(w);
-	if (!expect_usage(child, 0, 0) || !expect_usage(parent, 0, 0))
+	ok = expect_usage(child, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
+		goto out;
+	ok = expect_usage(parent, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
 		goto out;
 	if (have_mr_mem && !v1_mr_mem(mnt, parent, child, w))
 		goto out;
