@@ -125,23 +125,30 @@ if [ ! -f "$FSRC/.harness-src" ] || ! cmp -s "$FSRC/.harness-src" "$BUILD/pristi
 	cp "$BUILD/pristine/.stamp" "$FSRC.tmp/.harness-src"
 	mv "$FSRC.tmp" "$FSRC"
 fi
-# set_tree I: build/src-fixes is pristine + fixes 1..I
+# Files the rest of the series touches: pristine in every tree here (a
+# build of the whole series in this folder may have left them behind).
+declare -A in_work=()
+for rel in "${touched[@]}"; do in_work[$rel]=1; done
+others=()
+for rel in $(sed -n 's#^diff --git a/\([^ ]*\) b/\([^ ]*\)$#\1\n\2#p' \
+	"$HARNESS"/series/[0-9][0-9][0-9][0-9]-*.patch | LC_ALL=C sort -u); do
+	[ -n "${in_work[$rel]:-}" ] || others+=("$rel")
+done
+
+# set_tree I: build/src-fixes is tree I
 set_tree() {
-	local rel tmp
-	tmp=$(mktemp)
+	local rel
 	for rel in "${touched[@]}"; do
-		if git -C "$WORK" cat-file -e "${commits[$1]}:$rel" 2>/dev/null; then
-			git -C "$WORK" show "${commits[$1]}:$rel" >"$tmp"
-			if ! cmp -s "$tmp" "$FSRC/$rel"; then
-				mkdir -p "$(dirname "$FSRC/$rel")"
-				rm -f "$FSRC/$rel"
-				cp "$tmp" "$FSRC/$rel"
-			fi
-		else
+		set_from_git "$WORK" "${commits[$1]}" "$rel" "$FSRC"
+	done
+	for rel in "${others[@]}"; do
+		if [ ! -f "$PRISTINE/$rel" ]; then
 			rm -f "$FSRC/$rel"
+		elif ! cmp -s "$PRISTINE/$rel" "$FSRC/$rel"; then
+			rm -f "$FSRC/$rel"
+			cp "$PRISTINE/$rel" "$FSRC/$rel" # a new mtime, so kbuild sees it
 		fi
 	done
-	rm -f "$tmp"
 }
 
 # The files the tests' verdicts are made from.

@@ -80,6 +80,26 @@ overlay_files() {
 		while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\n' "$f"; done | sort -u)
 }
 
+# set_from_git GITDIR COMMIT REL ROOT: ROOT/REL as GITDIR has it at COMMIT
+# (removed if absent there).  Replaced only when the content changes, so
+# kbuild rebuilds only what changed, and never written through a hardlink
+# into the pristine tree.
+set_from_git() {
+	local git=$1 commit=$2 rel=$3 root=$4 tmp
+	tmp=$(mktemp)
+	if git -C "$git" cat-file -e "$commit:$rel" 2>/dev/null; then
+		git -C "$git" show "$commit:$rel" >"$tmp"
+		if ! cmp -s "$tmp" "$root/$rel"; then
+			mkdir -p "$(dirname "$root/$rel")"
+			rm -f "$root/$rel"
+			cp "$tmp" "$root/$rel"
+		fi
+	else
+		rm -f "$root/$rel"
+	fi
+	rm -f "$tmp"
+}
+
 # config_mismatches CONFIG FRAGMENT...: for every symbol the fragments set
 # (the last fragment that names one wins, as in merge_config.sh) that the
 # generated CONFIG does not have, print "SYM VALUE WHAT-CONFIG-HAS".
