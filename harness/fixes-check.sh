@@ -204,26 +204,23 @@ for j in $(seq 1 "$k"); do
 		[ "$after" = FAIL ] && say "    on tree $j: ${result[$j,$j]#FAIL }"
 	fi
 done
-last_ok=1
-for j in $(seq 1 "$k"); do
-	if [ "${result[$k,$j]%% *}" != PASS ]; then
-		last_ok=0
-		say "fix $j's test fails on tree $k (all fixes): ${result[$k,$j]#FAIL }"
-	fi
-done
-if [ $last_ok = 1 ]; then
+# all_pass TREE LABEL: whether every fix test passed on TREE; says which not
+all_pass() {
+	local j ok=0
+	for j in $(seq 1 "$k"); do
+		if [ "${result[$1,$j]%% *}" != PASS ]; then
+			ok=1
+			say "fix $j's test fails on tree $2: ${result[$1,$j]#FAIL }"
+		fi
+	done
+	return $ok
+}
+if all_pass "$k" "$k (all fixes)"; then
 	say "fixes 1..$k apply to 6.12.117 with git am, build, and pass their tests"
 else
 	bad=1
 fi
-rework_ok=1
-for j in $(seq 1 "$k"); do
-	if [ "${result[$R,$j]%% *}" != PASS ]; then
-		rework_ok=0
-		say "fix $j's test fails on tree R (the rework): ${result[$R,$j]#FAIL }"
-	fi
-done
-if [ $rework_ok = 1 ]; then
+if all_pass "$R" "R (the rework)"; then
 	say "the rework keeps what 6.12 with the fixes shows: the $k fix tests pass on tree R"
 else
 	bad=1
