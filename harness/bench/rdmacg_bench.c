@@ -23,9 +23,10 @@
  *              duration_ms=D  instead of iters, run for D ms
  *              res=object|handle|mr_mem   resource charged (default
  *                             object); mr_mem: bytes=N (default 65536)
- *                             charged and uncharged on the cgroup that an
- *                             hca_object charge, held for the whole run,
- *                             was made to, as an MR's is
+ *                             charged and uncharged to the task's cgroup
+ *                             as ib_umem_get() charges a pin, beside an
+ *                             hca_object charge held for the whole run,
+ *                             as an MR's is
  *              pin=none|one|all    before timing, hold one hca_handle charge
  *                             on the last device (one, the default) or on
  *                             every device in registration order (all), so
@@ -326,16 +327,19 @@ static noinline int bench_loop(struct rdmacg_device *dev,
 }
 
 #ifdef RDMACG_BENCH_MR_MEM
-/* Pairs of @bytes of mr_mem on @cg, which holds an hca_object charge. */
-static noinline int bench_loop_mr_mem(struct rdmacg_device *dev,
-				      struct rdma_cgroup *cg, u64 bytes,
+/*
+ * Pairs of @bytes of mr_mem, charged to the task's cgroup as ib_umem_get()
+ * charges a pin, while an hca_object charge (an MR's) is held there.
+ */
+static noinline int bench_loop_mr_mem(struct rdmacg_device *dev, u64 bytes,
 				      u64 iters, u64 deadline, u64 *done)
 {
+	struct rdma_cgroup *cg;
 	int ret = 0;
 	u64 i;
 
 	for (i = 0; i < iters;) {
-		ret = rdmacg_try_charge_mr_mem(cg, dev, bytes);
+		ret = rdmacg_try_charge_mr_mem(&cg, dev, bytes);
 		if (ret)
 			break;
 		rdmacg_uncharge_mr_mem(cg, dev, bytes);
@@ -347,15 +351,14 @@ static noinline int bench_loop_mr_mem(struct rdmacg_device *dev,
 }
 #endif
 
-/* @iters pairs of @cmd's resource; mr_mem on @mr_cg. */
+/* @iters pairs of @cmd's resource. */
 static int bench_pairs(struct rdmacg_device *dev, const struct bench_cmd *cmd,
-		       struct rdma_cgroup *mr_cg, u64 iters, u64 deadline,
-		       u64 *done)
+		       u64 iters, u64 deadline, u64 *done)
 {
 #ifdef RDMACG_BENCH_MR_MEM
 	if (cmd->res == RDMACG_RESOURCE_MR_MEM)
-		return bench_loop_mr_mem(dev, mr_cg, cmd->bytes, iters,
-					 deadline, done);
+		return bench_loop_mr_mem(dev, cmd->bytes, iters, deadline,
+					 done);
 #endif
 	return bench_loop(dev, cmd->res, iters, deadline, done);
 }
@@ -480,7 +483,7 @@ static void bench_run(const struct bench_cmd *cmd, char *out)
 	}
 #ifdef RDMACG_BENCH_MR_MEM
 	if (cmd->res == RDMACG_RESOURCE_MR_MEM) {
-		/* What an MR's uobject holds, and what keeps mr_cg alive. */
+		/* What an MR's uobject holds beside the pin. */
 		at = "mr_object";
 		ret = rdmacg_try_charge(&mr_cg, dev, RDMACG_RESOURCE_HCA_OBJECT);
 		if (ret) {
@@ -490,7 +493,7 @@ static void bench_run(const struct bench_cmd *cmd, char *out)
 	}
 #endif
 	at = "warmup";
-	ret = bench_pairs(dev, cmd, mr_cg, cmd->warmup, 0, &pairs);
+	ret = bench_pairs(dev, cmd, cmd->warmup, 0, &pairs);
 	if (ret)
 		goto err;
 	at = "sync";
@@ -503,7 +506,7 @@ static void bench_run(const struct bench_cmd *cmd, char *out)
 	cpu = raw_smp_processor_id();
 	t0 = ktime_get_ns();
 	deadline = cmd->duration_ms ? t0 + cmd->duration_ms * NSEC_PER_MSEC : 0;
-	ret = bench_pairs(dev, cmd, mr_cg, iters, deadline, &pairs);
+	ret = bench_pairs(dev, cmd, iters, deadline, &pairs);
 	t1 = ktime_get_ns();
 	if (ret)
 		goto err;

@@ -121,7 +121,7 @@ def mr_mem_section(lines, rows):
         return
     lines.append("")
     lines.append("mr_mem against hca_object, ours: rdmacg_try_charge_mr_mem() + "
-                 "rdmacg_uncharge_mr_mem() of 64 KiB on the cgroup an hca_object charge holds, "
+                 "rdmacg_uncharge_mr_mem() of 64 KiB on the task's cgroup, as ib_umem_get() pins, "
                  "against warm rdmacg_try_charge() + rdmacg_uncharge() of an hca_object at the "
                  "same depth (ratio > 1: mr_mem costs more).")
     lines.append("")

@@ -5,8 +5,8 @@
  * A device that wants its resources limited per cgroup embeds a struct
  * rdmacg_device, registers it, and brackets the life of every context and
  * verbs object with rdmacg_try_charge() and rdmacg_uncharge(), and the
- * life of every user memory registration with rdmacg_try_charge_mr_mem()
- * and rdmacg_uncharge_mr_mem().
+ * time user memory stays pinned for it with rdmacg_try_charge_mr_mem() and
+ * rdmacg_uncharge_mr_mem().
  *
  * Copyright (C) 2016 Parav Pandit <pandit.parav@gmail.com>
  */
@@ -25,8 +25,8 @@
  * @RDMACG_RESOURCE_HCA_HANDLE: uverbs contexts, charged one at a time with
  *	rdmacg_try_charge()
  * @RDMACG_RESOURCE_HCA_OBJECT: uverbs objects, likewise
- * @RDMACG_RESOURCE_MR_MEM: bytes of user memory registered in memory
- *	regions, charged by amount with rdmacg_try_charge_mr_mem()
+ * @RDMACG_RESOURCE_MR_MEM: bytes of user memory pinned for a device,
+ *	charged by amount with rdmacg_try_charge_mr_mem()
  * @RDMACG_RESOURCE_MAX: the number of resources
  */
 enum rdmacg_resource_type {
@@ -116,7 +116,7 @@ int rdmacg_try_charge(struct rdma_cgroup **rdmacg,
 void rdmacg_uncharge(struct rdma_cgroup *cg,
 		     struct rdmacg_device *dev,
 		     enum rdmacg_resource_type type);
-int rdmacg_try_charge_mr_mem(struct rdma_cgroup *cg,
+int rdmacg_try_charge_mr_mem(struct rdma_cgroup **rdmacg,
 			     struct rdmacg_device *dev, u64 bytes);
 void rdmacg_uncharge_mr_mem(struct rdma_cgroup *cg,
 			    struct rdmacg_device *dev, u64 bytes);

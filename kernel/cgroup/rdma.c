@@ -4,11 +4,11 @@
  *
  * Limits, per cgroup and per RDMA device, how many uverbs contexts
  * (hca_handle) and uverbs objects (hca_object) the tasks of a cgroup may
- * hold, and how many bytes of user memory their memory regions may
- * register (mr_mem). ib_core charges each context and object to the cgroup
- * of the task that creates it, an MR's bytes to the cgroup of its object,
- * and returns each charge to that same cgroup when the resource is
- * destroyed, wherever the task has gone meanwhile.
+ * hold, and how many bytes of user memory ib_core may pin for them
+ * (mr_mem). ib_core charges each context and object to the cgroup of the
+ * task that creates it, pinned memory to the cgroup of the task that pins
+ * it, and returns each charge to that same cgroup when the resource is
+ * destroyed or the memory unpinned, wherever the task has gone meanwhile.
  *
  * Each cgroup below the root has at most one pool per device: usage, limit
  * and peak of each resource, and event counters. The pools of one device
@@ -837,42 +837,54 @@ void rdmacg_uncharge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 EXPORT_SYMBOL(rdmacg_uncharge);
 
 /**
- * rdmacg_try_charge_mr_mem() - charge bytes of registered memory
- * @cg: the cgroup that owns the memory region: one that holds a charge of
- *	@dev made by rdmacg_try_charge(), which keeps it alive
+ * rdmacg_try_charge_mr_mem() - charge pinned memory to the current task's
+ *	cgroup
+ * @rdmacg: where to store the charged cgroup, for rdmacg_uncharge_mr_mem()
  * @dev: a registered device
- * @bytes: the bytes to charge; 0 charges nothing and succeeds
+ * @bytes: the bytes about to be pinned for @dev
  *
- * Charges @cg and every ancestor below the root, or none, like
- * rdmacg_try_charge(), but takes no reference on @cg: the charge lives
- * within the one that holds it, and must be returned before that one is.
- * A charge may be grown or shrunk by charging or uncharging more bytes.
+ * Charges the task's cgroup and every ancestor below the root, or none,
+ * and takes a reference on the cgroup's css, as rdmacg_try_charge() does:
+ * the pinned memory may outlive the verbs object it was pinned for, and
+ * the task may move to another cgroup meanwhile. @bytes of 0 charges
+ * nothing but still takes the reference.
  *
- * Context: Process context; may sleep the first time @cg charges @dev, and
- * to count a refusal.
+ * Context: Process context; may sleep the first time the cgroup charges
+ * @dev, and to count a refusal.
  * Return: 0 on success; -EAGAIN if the cgroup or an ancestor would exceed
- * its limit (the refusal is counted in the events of @cg and the level
- * that refused, whichever task asked); -ENOMEM; -ENODEV if @dev is not
- * registered.
+ * its rdma.mr_mem.max (the refusal is counted in rdma.events); -ENOMEM;
+ * -ENODEV if @dev is not registered.
  */
-int rdmacg_try_charge_mr_mem(struct rdma_cgroup *cg,
+int rdmacg_try_charge_mr_mem(struct rdma_cgroup **rdmacg,
 			     struct rdmacg_device *dev, u64 bytes)
 {
-	if (!bytes)
-		return 0;
-	return rdmacg_charge_counted(cg, dev, RDMACG_RESOURCE_MR_MEM, bytes);
+	struct rdma_cgroup *cg;
+	int ret = 0;
+
+	cg = rdmacg_of(task_get_css(current, rdma_cgrp_id));
+	if (bytes)
+		ret = rdmacg_charge_counted(cg, dev, RDMACG_RESOURCE_MR_MEM,
+					    bytes);
+	if (unlikely(ret)) {
+		css_put(&cg->css);
+		return ret;
+	}
+	*rdmacg = cg;
+	return 0;
 }
 EXPORT_SYMBOL(rdmacg_try_charge_mr_mem);
 
 /**
- * rdmacg_uncharge_mr_mem() - return bytes charged by
+ * rdmacg_uncharge_mr_mem() - return memory charged by
  *	rdmacg_try_charge_mr_mem()
- * @cg: the cgroup charged
+ * @cg: the cgroup rdmacg_try_charge_mr_mem() stored
  * @dev: the device of the charge
- * @bytes: how many of the bytes charged to return
+ * @bytes: the bytes charged, all of them
  *
- * Takes no reference and drops none. Once @dev has been unregistered its
- * charges are gone, and nothing is done.
+ * Drops the reference the charge took on @cg. Once @dev has been
+ * unregistered its charges are gone, and only the reference is dropped.
+ * Takes no lock and notifies nothing, so memory may be unpinned from any
+ * context, softirq included.
  *
  * Context: Any context.
  */
@@ -881,6 +893,7 @@ void rdmacg_uncharge_mr_mem(struct rdma_cgroup *cg,
 {
 	if (bytes)
 		rdmacg_uncharge_amount(cg, dev, RDMACG_RESOURCE_MR_MEM, bytes);
+	css_put(&cg->css);
 }
 EXPORT_SYMBOL(rdmacg_uncharge_mr_mem);
 

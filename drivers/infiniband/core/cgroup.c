@@ -10,6 +10,8 @@
  * Copyright (C) 2016 Parav Pandit <pandit.parav@gmail.com>
  */
 
+#include <kunit/static_stub.h>
+
 #include "core_priv.h"
 
 /**
@@ -64,100 +66,60 @@ EXPORT_SYMBOL(ib_rdmacg_try_charge);
  * @device: device the resource was created on
  * @resource_index: which resource to return
  *
- * The memory an MR's object holds (see ib_rdmacg_set_mr_mem()) is returned
- * with the object, its %RDMACG_RESOURCE_HCA_OBJECT: on destruction, abort,
- * release of the uverbs file and removal of the device alike, and only
- * once, since the object is returned only once. An object whose driver
- * fails to destroy it (%RDMA_REMOVE_DRIVER_FAILURE) keeps both, as it
- * keeps its pages, until the device is unregistered.
- *
  * Context: Any context that may take an RCU read lock.
  */
 void ib_rdmacg_uncharge(struct ib_rdmacg_object *cg_obj,
 			struct ib_device *device,
 			enum rdmacg_resource_type resource_index)
 {
-	if (resource_index == RDMACG_RESOURCE_HCA_OBJECT && cg_obj->mr_mem) {
-		rdmacg_uncharge_mr_mem(cg_obj->cg, &device->cg_device,
-				       cg_obj->mr_mem);
-		cg_obj->mr_mem = 0;
-	}
 	rdmacg_uncharge(cg_obj->cg, &device->cg_device, resource_index);
 }
 EXPORT_SYMBOL(ib_rdmacg_uncharge);
 
 /**
- * ib_rdmacg_mr_bytes() - what registering a range of user memory costs
- * @start: user address of the range
- * @length: its length in bytes
- * @access_flags: the MR's &enum ib_access_flags
- * @bytes: the cost, in bytes of the whole pages the range touches
+ * ib_rdmacg_try_charge_pinned() - charge user memory about to be pinned
+ * @cg_obj: where to remember the charged cgroup, for the uncharge
+ * @device: device the memory is pinned for
+ * @npages: how many pages are about to be pinned
  *
- * Pages are counted as pinning counts them, so an MR of 4096 bytes that
- * starts 100 bytes into a page costs 8192, and two MRs over the same pages
- * cost twice. An implicit ODP MR (the whole address space, pinned by
- * nothing) costs 0.
- *
- * Context: Any context.
- * Return: 0, or -EINVAL if the range wraps around the address space or
- * spans more pages than an MR can pin.
- */
-int ib_rdmacg_mr_bytes(u64 start, u64 length, int access_flags, u64 *bytes)
-{
-	u64 end;
-
-	if ((access_flags & IB_ACCESS_ON_DEMAND) && !start &&
-	    length == U64_MAX) {
-		*bytes = 0;
-		return 0;
-	}
-	if (check_add_overflow(start, length, &end) ||
-	    ALIGN(end, PAGE_SIZE) < end)
-		return -EINVAL;
-	*bytes = ALIGN(end, PAGE_SIZE) - ALIGN_DOWN(start, PAGE_SIZE);
-	/*
-	 * No MR can pin more pages than ib_umem_get() counts in an unsigned
-	 * int. Refusing larger ranges here keeps a request that is bound to
-	 * fail from holding, until the driver refuses it, a charge so large
-	 * that it would crowd out the other cgroups below an ancestor
-	 * without a limit.
-	 */
-	if (*bytes > (u64)UINT_MAX << PAGE_SHIFT)
-		return -EINVAL;
-	return 0;
-}
-EXPORT_SYMBOL(ib_rdmacg_mr_bytes);
-
-/**
- * ib_rdmacg_set_mr_mem() - set the memory an MR's object holds charged
- * @cg_obj: the MR's uobject's charge, made by ib_rdmacg_try_charge()
- * @device: device of the MR
- * @bytes: what the MR's memory costs now (see ib_rdmacg_mr_bytes())
- *
- * Charges what @bytes adds to the memory charged so far, or returns what
- * it takes off, always to the cgroup of the object, whichever task calls.
- * No reference is taken or dropped: the object's charge keeps the cgroup.
+ * Charges @npages pages of %RDMACG_RESOURCE_MR_MEM to the cgroup of the
+ * current task, the one that pins, whatever cgroup the verbs object the
+ * memory is for belongs to. CAP_IPC_LOCK, which lifts RLIMIT_MEMLOCK, does
+ * not lift this limit. The charge keeps the cgroup alive until
+ * ib_rdmacg_uncharge_pinned().
  *
  * Context: Process context; may sleep.
- * Return: 0, or -EAGAIN (the cgroup or an ancestor would exceed its
- * rdma.mr_mem.max) or another negative errno, and then nothing changed.
- * Lowering the charge always succeeds.
+ * Return: 0 on success, -EAGAIN if the cgroup or an ancestor would exceed
+ * its rdma.mr_mem.max, or another negative errno; nothing is charged then.
  */
-int ib_rdmacg_set_mr_mem(struct ib_rdmacg_object *cg_obj,
-			 struct ib_device *device, u64 bytes)
+int ib_rdmacg_try_charge_pinned(struct ib_rdmacg_object *cg_obj,
+				struct ib_device *device, unsigned long npages)
 {
-	int ret;
-
-	if (bytes < cg_obj->mr_mem) {
-		rdmacg_uncharge_mr_mem(cg_obj->cg, &device->cg_device,
-				       cg_obj->mr_mem - bytes);
-	} else {
-		ret = rdmacg_try_charge_mr_mem(cg_obj->cg, &device->cg_device,
-					       bytes - cg_obj->mr_mem);
-		if (ret)
-			return ret;
-	}
-	cg_obj->mr_mem = bytes;
-	return 0;
+	KUNIT_STATIC_STUB_REDIRECT(ib_rdmacg_try_charge_pinned, cg_obj, device,
+				   npages);
+	return rdmacg_try_charge_mr_mem(&cg_obj->cg, &device->cg_device,
+					(u64)npages << PAGE_SHIFT);
 }
-EXPORT_SYMBOL(ib_rdmacg_set_mr_mem);
+EXPORT_SYMBOL(ib_rdmacg_try_charge_pinned);
+
+/**
+ * ib_rdmacg_uncharge_pinned() - return what ib_rdmacg_try_charge_pinned()
+ *	charged
+ * @cg_obj: filled in by the successful charge
+ * @device: device the memory was pinned for
+ * @npages: the pages charged, all of them
+ *
+ * Lock-free and notifies nothing: memory may be unpinned from softirq
+ * context (siw drops its last reference to an MR on its receive path).
+ *
+ * Context: Any context.
+ */
+void ib_rdmacg_uncharge_pinned(struct ib_rdmacg_object *cg_obj,
+			       struct ib_device *device, unsigned long npages)
+{
+	KUNIT_STATIC_STUB_REDIRECT(ib_rdmacg_uncharge_pinned, cg_obj, device,
+				   npages);
+	rdmacg_uncharge_mr_mem(cg_obj->cg, &device->cg_device,
+			       (u64)npages << PAGE_SHIFT);
+}
+EXPORT_SYMBOL(ib_rdmacg_uncharge_pinned);

@@ -166,6 +166,18 @@ static int rdmacg_test_charge(struct rdma_cgroup *cg,
 	return rdmacg_charge_counted(cg, device, index, 1);
 }
 
+/*
+ * Charge @bytes of mr_mem to @cg through the path rdmacg_test_mr_charge()
+ * takes for the current task's cgroup.
+ */
+static int rdmacg_test_mr_charge(struct rdma_cgroup *cg,
+				 struct rdmacg_device *device, u64 bytes)
+{
+	if (!bytes)
+		return 0;
+	return rdmacg_charge_counted(cg, device, RDMACG_RESOURCE_MR_MEM, bytes);
+}
+
 /* Apply a write of @text with @set, a file's write function; it must work. */
 static void rdmacg_test_write(struct kunit *test, struct rdma_cgroup *cg,
 			      int (*set)(struct rdma_cgroup *cg,
@@ -388,32 +400,32 @@ static void rdmacg_test_mr_mem_limits(struct kunit *test)
 	const u64 half = 1ULL << 63;
 
 	rdmacg_test_write(test, cg, rdmacg_set_mr_mem_max, TEST_DEV_NAME " 9223372036854775808");
-	KUNIT_ASSERT_EQ(test, 0, rdmacg_try_charge_mr_mem(cg, device, half - SZ_4K));
-	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_try_charge_mr_mem(cg, device, SZ_8K));
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_mr_charge(cg, device, half - SZ_4K));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_test_mr_charge(cg, device, SZ_8K));
 	KUNIT_EXPECT_EQ(test, half - SZ_4K, rdmacg_test_usage(cg, device, r));
-	KUNIT_EXPECT_EQ(test, 0, rdmacg_try_charge_mr_mem(cg, device, SZ_4K));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_mr_charge(cg, device, SZ_4K));
 	KUNIT_EXPECT_EQ(test, half, rdmacg_test_usage(cg, device, r));
-	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_try_charge_mr_mem(cg, device, 1));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_test_mr_charge(cg, device, 1));
 	KUNIT_EXPECT_EQ(test, half, rdmacg_test_peak(cg, device, r));
 
 	/* Without a limit: U64_MAX - 10 held, 20 more must not wrap. */
 	rdmacg_test_write(test, cg, rdmacg_set_mr_mem_max, TEST_DEV_NAME " max");
-	KUNIT_EXPECT_EQ(test, 0, rdmacg_try_charge_mr_mem(cg, device, half - 11));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_mr_charge(cg, device, half - 11));
 	KUNIT_EXPECT_EQ(test, U64_MAX - 10, rdmacg_test_usage(cg, device, r));
-	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_try_charge_mr_mem(cg, device, 20));
-	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_try_charge_mr_mem(cg, device, U64_MAX));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_test_mr_charge(cg, device, 20));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_test_mr_charge(cg, device, U64_MAX));
 	KUNIT_EXPECT_EQ(test, U64_MAX - 10, rdmacg_test_usage(cg, device, r));
 	KUNIT_EXPECT_EQ(test, U64_MAX - 10, rdmacg_test_peak(cg, device, r));
 	rdmacg_uncharge_mr_mem(cg, device, U64_MAX - 10);
 	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(cg, device, r));
 
 	/* A limit lowered below the usage refuses all until enough is back. */
-	KUNIT_ASSERT_EQ(test, 0, rdmacg_try_charge_mr_mem(cg, device, SZ_8K));
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_mr_charge(cg, device, SZ_8K));
 	rdmacg_test_write(test, cg, rdmacg_set_mr_mem_max, TEST_DEV_NAME " 4K");
-	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_try_charge_mr_mem(cg, device, 1));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_test_mr_charge(cg, device, 1));
 	rdmacg_uncharge_mr_mem(cg, device, SZ_8K);
-	KUNIT_EXPECT_EQ(test, 0, rdmacg_try_charge_mr_mem(cg, device, SZ_4K));
-	KUNIT_EXPECT_EQ(test, 0, rdmacg_try_charge_mr_mem(cg, device, 0));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_mr_charge(cg, device, SZ_4K));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_mr_charge(cg, device, 0));
 	KUNIT_EXPECT_EQ(test, SZ_4K, rdmacg_test_usage(cg, device, r));
 	rdmacg_uncharge_mr_mem(cg, device, SZ_4K);
 	rdmacg_uncharge_mr_mem(cg, device, 0);
@@ -436,9 +448,9 @@ static void rdmacg_test_mr_mem_hierarchy(struct kunit *test)
 
 	rdmacg_test_write(test, p, rdmacg_set_mr_mem_max, TEST_DEV_NAME " 8K");
 	rdmacg_test_set(test, g, TEST_DEV_NAME " hca_object=0");
-	KUNIT_ASSERT_EQ(test, 0, rdmacg_try_charge_mr_mem(g, device, SZ_4K));
-	KUNIT_ASSERT_EQ(test, 0, rdmacg_try_charge_mr_mem(c, device, SZ_2K));
-	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_try_charge_mr_mem(g, device, SZ_4K));
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_mr_charge(g, device, SZ_4K));
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_mr_charge(c, device, SZ_2K));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_test_mr_charge(g, device, SZ_4K));
 
 	KUNIT_EXPECT_EQ(test, SZ_4K, rdmacg_test_usage(g, device, r));
 	KUNIT_EXPECT_EQ(test, SZ_4K + SZ_2K, rdmacg_test_usage(c, device, r));
@@ -456,9 +468,9 @@ static void rdmacg_test_mr_mem_hierarchy(struct kunit *test)
 						   RDMACG_EV_FAIL));
 
 	/* What fits exactly is taken; the next byte is not. */
-	KUNIT_EXPECT_EQ(test, 0, rdmacg_try_charge_mr_mem(g, device, SZ_2K));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_mr_charge(g, device, SZ_2K));
 	KUNIT_EXPECT_EQ(test, SZ_8K, rdmacg_test_usage(p, device, r));
-	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_try_charge_mr_mem(g, device, 1));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_test_mr_charge(g, device, 1));
 	rdmacg_uncharge_mr_mem(g, device, SZ_4K + SZ_2K);
 	rdmacg_uncharge_mr_mem(c, device, SZ_2K);
 	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(p, device, r));
@@ -495,7 +507,7 @@ static void rdmacg_test_mr_mem_files(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -ENODEV, rdmacg_set_mr_mem_max(cg, "nosuchdev 1", 11));
 	KUNIT_EXPECT_EQ(test, -EINVAL,
 			rdmacg_set_max(cg, mr_mem_max, strlen(mr_mem_max)));
-	KUNIT_ASSERT_EQ(test, 0, rdmacg_try_charge_mr_mem(cg, device, 3 * SZ_4K));
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_mr_charge(cg, device, 3 * SZ_4K));
 	rdmacg_uncharge_mr_mem(cg, device, SZ_4K);
 
 	rdmacg_test_seq(test, &sf);

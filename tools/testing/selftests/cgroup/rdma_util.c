@@ -489,6 +489,7 @@ static int uv_destroy(int fd, enum obj_type type, uint32_t handle)
 
 static const char * const wop_names[] = {
 	"open context", "close context", "create", "destroy", "create channel",
+	"fork",
 };
 
 struct wreq {
@@ -645,6 +646,33 @@ static int w_channel(void)
 	return uv_comp_channel(wctx[ctx].fd, &chan_fd);
 }
 
+/* A child of the worker, forked with W_FORK; it waits to be killed. */
+static pid_t w_child = -1;
+
+/* W_FORK with count 1: fork w_child; with index -1: kill and reap it. */
+static int w_fork_one(int index)
+{
+	if (index < 0) {
+		if (w_child <= 0)
+			return -ENOENT;
+		kill(w_child, SIGKILL);
+		if (waitpid(w_child, NULL, 0) != w_child)
+			return -errno;
+		w_child = -1;
+		return 0;
+	}
+	if (w_child > 0)
+		return -EEXIST;
+	w_child = fork();
+	if (w_child < 0)
+		return -errno;
+	if (!w_child) {
+		for (;;)
+			pause();
+	}
+	return 0;
+}
+
 static void worker_main(int req_fd, int res_fd)
 {
 	struct wreq req;
@@ -675,6 +703,9 @@ static void worker_main(int req_fd, int res_fd)
 			case W_CHANNEL:
 				ret = w_channel();
 				break;
+			case W_FORK:
+				ret = w_fork_one(req.index);
+				break;
 			default:
 				ret = -EINVAL;
 			}
@@ -684,6 +715,8 @@ static void worker_main(int req_fd, int res_fd)
 		if (write(res_fd, &res, sizeof(res)) != sizeof(res))
 			break;
 	}
+	if (w_child > 0)
+		w_fork_one(-1);
 	_exit(0);
 }
 
@@ -884,6 +917,92 @@ bool expect_pinned(struct worker *w, uint64_t bytes)
 	ksft_print_msg("worker %d: expected %llu bytes pinned, got %llu\n",
 		       w->pid, (unsigned long long)bytes, kb * 1024);
 	return false;
+}
+
+/*
+ * Makes worker @w fork a child that pins nothing and waits (@child), or
+ * kill and reap that child (!@child).
+ */
+bool w_fork(struct worker *w, bool child)
+{
+	return wdo(w, &(struct wcall){ .op = W_FORK, .count = 1,
+				      .index = child ? 0 : -1, .done = 1 });
+}
+
+/* VmPin of process @pid in bytes, or -1. */
+static long long vmpin_of(const char *pid)
+{
+	char path[64], buf[PAGE_SIZE], *p;
+	unsigned long long kb;
+
+	snprintf(path, sizeof(path), "/proc/%s/status", pid);
+	if (read_text(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	p = strstr(buf, "\nVmPin:");
+	if (!p || sscanf(p + 7, "%llu kB", &kb) != 1)
+		return -1;
+	return kb * 1024;
+}
+
+/*
+ * Adds to *@sum the VmPin of every process in @cgroup and its descendants;
+ * returns false if one cannot be read.
+ */
+static bool vmpin_sum(const char *cgroup, uint64_t *sum, int *procs)
+{
+	char path[PATH_MAX], buf[PAGE_SIZE], *line, *save;
+	struct dirent *de;
+	long long pin;
+	bool ok = true;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup);
+	if (read_text(path, buf, sizeof(buf)) < 0) {
+		ksft_print_msg("cannot read %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		pin = vmpin_of(line);
+		if (pin < 0) {
+			ksft_print_msg("no VmPin for process %s\n", line);
+			return false;
+		}
+		*sum += pin;
+		(*procs)++;
+	}
+	dir = opendir(cgroup);
+	if (!dir)
+		return false;
+	while (ok && (de = readdir(dir))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", cgroup, de->d_name);
+		ok = vmpin_sum(path, sum, procs);
+	}
+	closedir(dir);
+	return ok;
+}
+
+/*
+ * Checks that the processes of @cgroup and its descendants have @bytes
+ * pinned in all (the sum of their VmPin) and that rdma.mr_mem.current of
+ * @cgroup on rdma_dev says the same.
+ */
+bool expect_vmpin(const char *cgroup, uint64_t bytes)
+{
+	uint64_t sum = 0;
+	int procs = 0;
+
+	if (!vmpin_sum(cgroup, &sum, &procs))
+		return false;
+	if (sum != bytes) {
+		ksft_print_msg("%s: the VmPin of its %d processes adds up to %llu, expected %llu\n",
+			       cgroup, procs, (unsigned long long)sum,
+			       (unsigned long long)bytes);
+		return false;
+	}
+	return expect_mr_usage(cgroup, bytes);
 }
 
 /* Shorthands for the common requests. */

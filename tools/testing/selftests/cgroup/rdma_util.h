@@ -48,7 +48,7 @@ int find_uverbs(const char *want);
  */
 enum obj_type { OBJ_PD, OBJ_CQ, OBJ_MR, OBJ_QP, NR_OBJ_TYPES };
 
-enum wop { W_OPEN, W_CLOSE, W_CREATE, W_DESTROY, W_CHANNEL };
+enum wop { W_OPEN, W_CLOSE, W_CREATE, W_DESTROY, W_CHANNEL, W_FORK };
 
 struct wres {
 	int done;	/* how many of count succeeded */
@@ -122,6 +122,8 @@ bool w_destroy(struct worker *w, int index);
 bool w_close(struct worker *w, int index);
 bool w_reg_mr(struct worker *w, const struct wmr *mr);
 bool expect_pinned(struct worker *w, uint64_t bytes);
+bool w_fork(struct worker *w, bool child);
+bool expect_vmpin(const char *cgroup, uint64_t bytes);
 
 /* The interface files, the line of rdma_dev in each. */
 

@@ -2818,6 +2818,150 @@ restore:
 	return ret;
 }
 
+/* The steps of vmpin_steps(), the cgroups it uses. */
+struct vmpin_rig {
+	char *p, *a, *b;
+};
+
+/*
+ * mr_mem counts what pinning counts: after each step, the VmPin of the
+ * processes below p adds up to p's rdma.mr_mem.current, and a's while the
+ * worker is in a. Registrations aligned and not, a refused one (nothing
+ * pinned), a deregistration, a fork (the child pins nothing), a move to b
+ * (old pins stay charged to a, new ones go to b) and the exit (all back).
+ */
+static int vmpin_steps(struct rig *t, const struct vmpin_rig *c)
+{
+	struct worker *w = t->w;
+	bool ok;
+
+	if (worker_start(w, c->a))
+		return KSFT_FAIL;
+	ok = w_open(w, &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(w,
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+
+	/* Objects: 0 the PD, 1 two whole pages, 2 one page 100 bytes in. */
+	ok = w_reg_mr(w, &(struct wmr){ .offset = 0, .length = 2 * PAGE_SIZE });
+	if (!ok || !expect_vmpin(c->a, 2 * PAGE_SIZE))
+		return KSFT_FAIL;
+	ok = w_reg_mr(w, &(struct wmr){ .offset = 100, .length = PAGE_SIZE });
+	if (!ok || !expect_vmpin(c->a, 4 * PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!expect_vmpin(c->p, 4 * PAGE_SIZE))
+		return KSFT_FAIL;
+
+	/* Refused: nothing pinned, nothing charged, the refusal counted. */
+	if (set_mr_max(c->a, "%d", 5 * PAGE_SIZE))
+		return KSFT_FAIL;
+	ok = w_reg_mr(w, &(struct wmr){
+		.offset = 0, .length = 2 * PAGE_SIZE, .err = EAGAIN });
+	if (!ok || !expect_vmpin(c->a, 4 * PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!expect_pinned(w, 4 * PAGE_SIZE))
+		return KSFT_FAIL;
+	ok = expect_events(c->a, "rdma.events.local",
+			   &(struct events){ .mr_max = 1, .mr_fail = 1 });
+	if (!ok || set_mr_max(c->a, "max"))
+		return KSFT_FAIL;
+
+	if (!w_destroy(w, 1) || !expect_vmpin(c->a, 2 * PAGE_SIZE))
+		return KSFT_FAIL;
+
+	/* A forked child pins nothing and takes nothing when it dies. */
+	if (!w_fork(w, true) || !expect_vmpin(c->a, 2 * PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!w_fork(w, false) || !expect_vmpin(c->a, 2 * PAGE_SIZE))
+		return KSFT_FAIL;
+
+	/* Moved to b: its old pages stay charged to a, new ones go to b. */
+	if (worker_move(w, c->b))
+		return KSFT_FAIL;
+	ok = w_reg_mr(w, &(struct wmr){ .offset = 0, .length = PAGE_SIZE });
+	if (!ok || !expect_vmpin(c->p, 3 * PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(c->a, 2 * PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(c->b, PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!w_destroy(w, 2) || !expect_vmpin(c->p, PAGE_SIZE))
+		return KSFT_FAIL;
+	if (!expect_mr_usage(c->a, 0))
+		return KSFT_FAIL;
+
+	worker_stop(w);
+	if (!expect_vmpin(c->p, 0) || !expect_mr_usage(c->b, 0))
+		return KSFT_FAIL;
+	return KSFT_PASS;
+}
+
+/*
+ * vmpin_steps() on device @dev, made with "rdma link add @dev type @type
+ * netdev lo" if it does not exist, and deleted again then.
+ */
+static int vmpin_on(const char *root, struct rig *t, const char *dev,
+		    const char *type)
+{
+	char dev0[sizeof(rdma_dev)], path0[sizeof(uverbs_path)];
+	struct vmpin_rig c = {};
+	bool created = false;
+	int ret, i, err;
+
+	if (no_mr_mem())
+		return KSFT_SKIP;
+	memcpy(dev0, rdma_dev, sizeof(dev0));
+	memcpy(path0, uverbs_path, sizeof(path0));
+	if (find_uverbs(dev)) {
+		err = rdma_link_add(dev, type, "lo");
+		if (err) {
+			ksft_print_msg("no %s, and creating it on lo failed: %s\n",
+				       dev, strerror(-err));
+			return KSFT_SKIP;
+		}
+		created = true;
+		for (i = 0; i < WAIT_MS / 50 && find_uverbs(dev); i++)
+			usleep(50000);
+	}
+	ret = KSFT_FAIL;
+	if (strcmp(rdma_dev, dev)) {
+		ksft_print_msg("%s has no uverbs device\n", dev);
+		goto out;
+	}
+	ksft_print_msg("%s: %s cannot re-register a translation (no rereg step)\n",
+		       dev, type);
+	c.p = cgs_add(&t->cgs, root, "rdma_test_vmpin", true);
+	c.a = c.p ? cgs_add(&t->cgs, c.p, "a", false) : NULL;
+	c.b = c.p ? cgs_add(&t->cgs, c.p, "b", false) : NULL;
+	if (c.a && c.b)
+		ret = vmpin_steps(t, &c);
+out:
+	rig_clear(t);
+	if (created) {
+		i = rdma_dev_index(dev);
+		if (i < 0 || rdma_link_del(i)) {
+			ksft_print_msg("cannot delete %s\n", dev);
+			ret = KSFT_FAIL;
+		}
+	}
+	memcpy(rdma_dev, dev0, sizeof(dev0));
+	memcpy(uverbs_path, path0, sizeof(path0));
+	return ret;
+}
+
+static int test_rdma_mr_mem_vmpin_siw(const char *root, struct rig *t)
+{
+	return vmpin_on(root, t, "siw0", "siw");
+}
+
+static int test_rdma_mr_mem_vmpin_rxe(const char *root, struct rig *t)
+{
+	return vmpin_on(root, t, "rxe0", "rxe");
+}
+
 #define T(x) { x, #x }
 static const struct rdma_test {
 	int (*fn)(const char *root, struct rig *t);
@@ -2844,6 +2988,8 @@ static const struct rdma_test {
 	T(test_rdma_mr_mem_hierarchy),
 	T(test_rdma_mr_mem_exit),
 	T(test_rdma_mr_mem_migrate),
+	T(test_rdma_mr_mem_vmpin_siw),
+	T(test_rdma_mr_mem_vmpin_rxe),
 	T(test_rdma_device_removal),
 	T(test_rdma_v1),
 };
