@@ -9,7 +9,8 @@
 # ioctl), get GET_CONTEXT refused on a file that already has a context, get
 # objects beyond the limit refused, and exit.  Afterwards the charges must be
 # back to zero and kmemleak must find nothing new.  Before the fix in
-# harness/hunks/ib-uverbs-get-context-leak.patch every refused GET_CONTEXT
+# patch 2 of the series ("RDMA/core: Drop the restrack task reference when
+# GET_CONTEXT fails") every refused GET_CONTEXT
 # ioctl left a task_struct reference behind, which kmemleak reports as an
 # unreferenced task_struct once the process is gone.
 #
