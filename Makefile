@@ -12,13 +12,16 @@
 #   make series-save   write build/series-git back: harness/series/ and the
 #                      in-tree files
 #   make kernel  build both kernels only
+#   make mutations  remove each mechanism a race test guards, one at a time,
+#                   and show which KUnit case catches it (about 10 min)
+#   make kcsan   the concurrent tests under KCSAN, the data race detector
 #   make bench   charge/uncharge cost, ours against upstream 6.12 (long)
 #   make bench-smoke  one short bench case on both kernels
 #   make clean   remove build/ except the pristine tree
 
 H := harness
 
-.PHONY: check demo shell patch series-check fixes-check series-git series-save kernel deps tree clean bench bench-smoke
+.PHONY: check demo shell patch series-check fixes-check series-git series-save kernel deps tree clean bench bench-smoke mutations kcsan
 
 check:
 	@bash $(H)/check.sh
@@ -53,6 +56,12 @@ deps:
 
 tree: deps
 	@bash $(H)/tree.sh
+
+mutations: deps
+	@python3 $(H)/mutate.py
+
+kcsan: deps
+	@bash $(H)/kcsan.sh
 
 bench: deps
 	@bash $(H)/bench/run.sh

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Boot a built kernel and its initramfs under QEMU (TCG by default):
-#   harness/boot.sh release|debug check|fixes|demo|shell
+#   harness/boot.sh release|debug|kcsan check|fixes|kcsan|demo|shell
 # fixes: as check, but the guest runs the tests of the fixes (harness/fixes/).
+# kcsan: as check, but the guest runs only the concurrent tests (make kcsan).
 # check: no terminal; the console goes to build/logs/console-FLAVOUR.log and
 #        the guest's test results (ttyS1) to build/logs/results-FLAVOUR.log.
 # demo:  the console is shown and saved to build/logs/demo-console.log.
@@ -15,7 +16,7 @@ set -euo pipefail
 
 flavour=${1:-}
 mode=${2:-check}
-case "$flavour" in release | debug) ;; *) die "usage: boot.sh release|debug check|demo|shell" ;; esac
+case "$flavour" in release | debug | kcsan) ;; *) die "usage: boot.sh release|debug|kcsan check|fixes|kcsan|demo|shell" ;; esac
 name=${HARNESS_NAME:-$flavour} # as in kernel.sh
 OBJ=$BUILD/obj-$name
 kernel=$OBJ/arch/x86/boot/bzImage
@@ -33,7 +34,7 @@ qemu=(qemu-system-x86_64 -accel "${ACCEL:-tcg,thread=multi}" -m 1G -smp "$CPUS" 
 	-kernel "$kernel" -initrd "$initrd")
 
 case "$mode" in
-check | fixes)
+check | fixes | kcsan)
 	console=$LOGS/console-$name.log
 	results=$LOGS/results-$name.log
 	rm -f "$console" "$results"

@@ -12,7 +12,7 @@ set -euo pipefail
 take_lock
 
 flavour=${1:-}
-case "$flavour" in release | debug) ;; *) die "usage: initramfs.sh release|debug" ;; esac
+case "$flavour" in release | debug | kcsan) ;; *) die "usage: initramfs.sh release|debug|kcsan" ;; esac
 name=${HARNESS_NAME:-$flavour} # as in kernel.sh
 OBJ=$BUILD/obj-$name
 [ -f "$OBJ/.config" ] || die "$OBJ is not configured: run harness/kernel.sh $flavour first"

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Configure and build one kernel flavour from build/src:
-#   harness/kernel.sh release|debug [config|build]
-# The .config is tinyconfig + harness/config/release.config (+ debug.config),
+#   harness/kernel.sh release|debug|kcsan [config|build]
+# The .config is tinyconfig + harness/config/release.config (+ debug.config
+# or kcsan.config),
 # generated in build/cfg-FLAVOUR and copied to build/obj-FLAVOUR only when it
 # changed, so that an unchanged configuration never triggers a rebuild.
 set -euo pipefail
@@ -14,7 +15,8 @@ what=${2:-build}
 case "$flavour" in
 release) frags=("$HARNESS/config/release.config") ;;
 debug) frags=("$HARNESS/config/release.config" "$HARNESS/config/debug.config") ;;
-*) die "usage: kernel.sh release|debug [config|build]" ;;
+kcsan) frags=("$HARNESS/config/release.config" "$HARNESS/config/kcsan.config") ;;
+*) die "usage: kernel.sh release|debug|kcsan [config|build]" ;;
 esac
 [ -f "$SRC/.harness-src" ] || die "$SRC is not prepared: run harness/tree.sh first"
 

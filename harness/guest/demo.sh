@@ -212,10 +212,11 @@ rc=$?
 expect "the container exited with verbs_probe's status 1 and its cgroup is gone" \
 	"1 gone" "$rc $([ -d /sys/fs/cgroup/$CTR ] && echo still there || echo gone)"
 
-step "9. Pinned memory: the cgroup may register at most 64 KiB of memory regions on $DEV"
-echo "An MR pins the pages it covers. rdma.mr_mem.max limits, per device, the bytes"
-echo "of the cgroup's MRs, each rounded out to whole pages; rdma.max and rdma.current"
-echo "keep their three fields, which container runtimes parse."
+step "9. Pinned memory: the cgroup may pin at most 64 KiB of memory for $DEV"
+echo "The RDMA core pins the pages of an MR (on real adapters also queue buffers)."
+echo "rdma.mr_mem.max limits, per device, the bytes the cgroup's processes pin, in"
+echo "whole pages, as VmPin counts them; rdma.max and rdma.current keep their three"
+echo "fields, which container runtimes parse."
 show "echo '$DEV 64K' > $CG/rdma.mr_mem.max"
 show "cat $CG/rdma.mr_mem.max"
 expect "rdma.mr_mem.max has the limit, in bytes" "$DEV 65536" "$(line $CG/rdma.mr_mem.max)"
@@ -233,6 +234,13 @@ expect "verbs_probe: the 48 KiB MR registered, the 32 KiB one refused with EAGAI
 show "cat $CG/rdma.mr_mem.current"
 expect "rdma.mr_mem.current: the 49152 bytes registered; the 32768 refused took nothing" \
 	"$DEV 49152" "$(line $CG/rdma.mr_mem.current)"
+vmpin=0
+for p in $(cat $CG/cgroup.procs); do
+	kb=$(sed -n 's/^VmPin:[[:space:]]*\([0-9]*\) kB$/\1/p' /proc/$p/status 2>/dev/null)
+	vmpin=$((vmpin + ${kb:-0}))
+done
+echo "# VmPin of the cgroup's processes ($(cat $CG/cgroup.procs | tr '\n' ' ')): $vmpin kB"
+expect "the VmPin of the cgroup's processes adds up to the same 48 KiB" "48" "$vmpin"
 show "cat $CG/rdma.current"
 expect "rdma.current: a context, the PD and one MR (the refused MR left no object)" \
 	"$DEV hca_handle=1 hca_object=2" "$(line $CG/rdma.current)"

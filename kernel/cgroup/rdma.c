@@ -153,6 +153,41 @@ enum rdmacg_value {
 #define RDMACG_FILE_MR_MEM	BIT(4)
 
 /*
+ * Points of the lockless paths where the KUnit race tests may hold a task
+ * (tests/rdma_kunit.c) while another one acts, so that each interleaving a
+ * concurrency argument below covers is run deterministically. In kernels
+ * without the tests, rdmacg_race() is empty.
+ */
+enum rdmacg_race_point {
+	RDMACG_RACE_ADDED,	/* a level's cmpxchg done, its limit unread */
+	RDMACG_RACE_LEVEL,	/* a level accepted the charge */
+	RDMACG_RACE_CHARGED,	/* every level accepted, no peak raised */
+	RDMACG_RACE_UNCHARGE,	/* an uncharge holds its leaf pool */
+	RDMACG_RACE_UNREGISTER,	/* unregistration is about to wait for RCU */
+};
+
+#ifdef CONFIG_CGROUP_RDMA_KUNIT_TEST
+/* Set by the race tests only; called with what the point works on. */
+static void (*rdmacg_race_hook)(enum rdmacg_race_point point,
+				const void *where);
+
+static __always_inline void rdmacg_race(enum rdmacg_race_point point,
+					const void *where)
+{
+	void (*hook)(enum rdmacg_race_point point, const void *where);
+
+	hook = READ_ONCE(rdmacg_race_hook);
+	if (unlikely(hook))
+		hook(point, where);
+}
+#else
+static __always_inline void rdmacg_race(enum rdmacg_race_point point,
+					const void *where)
+{
+}
+#endif
+
+/*
  * Protects rdmacg_registry, the accounted devices, and orders unregistration
  * against css_free, so that each pool is freed once and a cgroup is alive
  * while unregistration clears its table. The interface files hold it to
@@ -213,8 +248,9 @@ static __always_inline bool rdmacg_fits(u64 usage, u64 amount, u64 max)
  * and so is the barrier that follows the writer's store: either this
  * second read sees the new limit, and the amount is given back, or the
  * writer's later reads see the amount, which was then added before the
- * write, like any usage above a newly lowered limit. So no charge is kept
- * above a limit whose write has returned.
+ * write, like any usage above a newly lowered limit. So once a write has
+ * returned, no amount is added here beyond its limit; an amount added
+ * before stays, even if the charge it belongs to has more levels to pass.
  *
  * Context: Any context.
  * Return: the usage with @amount added, or 0 if nothing was added.
@@ -229,6 +265,7 @@ static __always_inline u64 rdmacg_counter_try_add(struct rdmacg_counter *c,
 			return 0;
 	} while (!atomic64_try_cmpxchg(&c->usage, &usage, usage + amount));
 
+	rdmacg_race(RDMACG_RACE_ADDED, c);
 	if (unlikely(!rdmacg_fits(usage, amount, (u64)atomic64_read(&c->max)))) {
 		atomic64_sub(amount, &c->usage);
 		return 0;
@@ -240,14 +277,16 @@ static __always_inline u64 rdmacg_counter_try_add(struct rdmacg_counter *c,
  * rdmacg_counter_raise_peak() - record a usage the counter has reached
  * @c: counter
  * @usage: what rdmacg_counter_try_add() returned for a charge that every
- *	level has accepted
+ *	level has accepted, or above the first %RDMACG_PEAK_LEVELS levels
+ *	the usage read once it had
  *
  * Called only after the whole charge succeeded, so a refused charge never
- * shows in a peak. @usage counts every unit held at the moment of the
- * cmpxchg, so the peak never misses a usage that really occurred; it can
- * exceed it only by what concurrent charges held at that moment and then
- * gave back, at most one charge's amount per charge in flight through the
- * level.
+ * shows in a peak. What rdmacg_counter_try_add() returned counts every
+ * unit held at the moment of the cmpxchg, so the peak never misses a usage
+ * that really occurred; it can exceed it only by what concurrent charges
+ * held at that moment and then gave back, at most one charge's amount per
+ * charge in flight through the level. A usage read later may be lower by
+ * what was uncharged in between, and the peak then misses that much.
  *
  * Context: Any context.
  */
@@ -472,12 +511,13 @@ static struct rdmacg_pool *rdmacg_pool_add(struct rdma_cgroup *cg,
  * Return: the pool, which stays valid while the lock is held, or while
  * the caller keeps unregistration away (rdmacg_registry_mutex), or after a
  * new lookup under the RCU read lock; ERR_PTR(-ENODEV) once @dev is being
- * unregistered; or ERR_PTR(-ENOMEM).
+ * unregistered; ERR_PTR(-ENOMEM); %NULL for the root, which no caller
+ * passes.
  */
 static struct rdmacg_pool *rdmacg_pool_ensure(struct rdma_cgroup *cg,
 					      struct rdmacg_device *dev)
 {
-	struct rdmacg_pool *pool;
+	struct rdmacg_pool *pool = NULL;	/* the root has none */
 	struct rdma_cgroup *p, *missing;
 
 	lockdep_assert_held(&dev->pools_lock);
@@ -620,7 +660,9 @@ static __always_inline int rdmacg_charge(struct rdma_cgroup *cg,
 		}
 		if (level < RDMACG_PEAK_LEVELS)
 			usage[level] = got;
+		rdmacg_race(RDMACG_RACE_LEVEL, pool);
 	}
+	rdmacg_race(RDMACG_RACE_CHARGED, leaf);
 	for (pool = leaf, level = 0; pool; pool = pool->parent, level++) {
 		got = level < RDMACG_PEAK_LEVELS ? usage[level] :
 			atomic64_read(&pool->res[type].usage);
@@ -767,6 +809,7 @@ rdmacg_uncharge_amount(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 	rcu_read_lock();
 	if (likely(rdmacg_device_alive(dev))) {
 		pool = rdmacg_pool_lookup(cg, dev);
+		rdmacg_race(RDMACG_RACE_UNCHARGE, pool);
 		for (; pool; pool = pool->parent)
 			rdmacg_counter_sub(&pool->res[type], amount);
 	}
@@ -991,6 +1034,7 @@ void rdmacg_unregister_device(struct rdmacg_device *dev)
 	 * critical sections end. Only then are the pools freed and the id
 	 * given to another device.
 	 */
+	rdmacg_race(RDMACG_RACE_UNREGISTER, dev);
 	synchronize_rcu();
 	list_for_each_entry_safe(pool, next, &pools, dev_link) {
 		kfree(pool->events);

@@ -28,7 +28,22 @@ struct umem_test_ctx {
 	unsigned int charges;
 	unsigned int uncharges;
 	int refuse;			/* error for the next charge, or 0 */
+	unsigned long first;		/* first page of the range being pinned */
+	s64 pinned_vm_at_charge;	/* what the charge saw */
+	bool pinned_at_charge;
 };
+
+/* Whether the page at user address @addr is pinned for DMA. */
+static bool umem_test_page_pinned(struct kunit *test, unsigned long addr)
+{
+	struct page *page;
+	bool pinned;
+
+	KUNIT_ASSERT_EQ(test, 1, get_user_pages_fast(addr, 1, 0, &page));
+	pinned = folio_maybe_dma_pinned(page_folio(page));
+	put_page(page);
+	return pinned;
+}
 
 static int umem_test_charge(struct ib_rdmacg_object *cg_obj,
 			    struct ib_device *device, unsigned long npages)
@@ -37,6 +52,9 @@ static int umem_test_charge(struct ib_rdmacg_object *cg_obj,
 	struct umem_test_ctx *ctx = test->priv;
 
 	KUNIT_EXPECT_PTR_EQ(test, device, ctx->device);
+	/* The charge comes before the pin, after the RLIMIT_MEMLOCK count. */
+	ctx->pinned_vm_at_charge = atomic64_read(&current->mm->pinned_vm);
+	ctx->pinned_at_charge = umem_test_page_pinned(test, ctx->first);
 	if (ctx->refuse)
 		return ctx->refuse;
 	ctx->charged += npages;
@@ -67,7 +85,8 @@ static int umem_test_init(struct kunit *test)
 	ctx->base = kunit_vm_mmap(test, NULL, 0, 4 * PAGE_SIZE,
 				  PROT_READ | PROT_WRITE,
 				  MAP_ANONYMOUS | MAP_PRIVATE, 0);
-	KUNIT_ASSERT_NE_MSG(test, ctx->base, 0, "no user memory to pin");
+	KUNIT_ASSERT_FALSE_MSG(test, !ctx->base || IS_ERR_VALUE(ctx->base),
+			       "no user memory to pin");
 	KUNIT_ASSERT_EQ(test, 0, clear_user((void __user *)ctx->base,
 					    4 * PAGE_SIZE));
 	test->priv = ctx;
@@ -81,18 +100,6 @@ static int umem_test_init(struct kunit *test)
 static s64 umem_test_pinned_vm(void)
 {
 	return atomic64_read(&current->mm->pinned_vm);
-}
-
-/* Whether the page at user address @addr is pinned for DMA. */
-static bool umem_test_page_pinned(struct kunit *test, unsigned long addr)
-{
-	struct page *page;
-	bool pinned;
-
-	KUNIT_ASSERT_EQ(test, 1, get_user_pages_fast(addr, 1, 0, &page));
-	pinned = folio_maybe_dma_pinned(page_folio(page));
-	put_page(page);
-	return pinned;
 }
 
 struct umem_test_range {
@@ -128,11 +135,15 @@ static void umem_test_get_release(struct kunit *test)
 	s64 pinned_vm = umem_test_pinned_vm();
 	struct ib_umem *umem;
 
+	ctx->first = ctx->base + r->offset;
 	umem = ib_umem_get(ctx->device, ctx->base + r->offset, r->size,
 			   IB_ACCESS_LOCAL_WRITE);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, umem);
 	KUNIT_EXPECT_EQ(test, ctx->charges, 1);
 	KUNIT_EXPECT_EQ(test, ctx->charged, r->pages);
+	KUNIT_EXPECT_FALSE_MSG(test, ctx->pinned_at_charge,
+			       "a page was pinned before the charge");
+	KUNIT_EXPECT_EQ(test, ctx->pinned_vm_at_charge, pinned_vm + r->pages);
 	KUNIT_EXPECT_EQ(test, umem_test_pinned_vm(), pinned_vm + r->pages);
 	KUNIT_EXPECT_TRUE(test, umem_test_page_pinned(test, ctx->base +
 						       r->offset));
@@ -156,6 +167,7 @@ static void umem_test_iova_moved(struct kunit *test)
 	s64 pinned_vm = umem_test_pinned_vm();
 	struct ib_umem *umem;
 
+	ctx->first = ctx->base + PAGE_SIZE - 0x100;
 	umem = ib_umem_get(ctx->device, ctx->base + PAGE_SIZE - 0x100, 0x200,
 			   IB_ACCESS_LOCAL_WRITE);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, umem);
@@ -180,6 +192,7 @@ static void umem_test_refused(struct kunit *test)
 	struct ib_umem *umem;
 
 	ctx->refuse = -EAGAIN;
+	ctx->first = ctx->base;
 	umem = ib_umem_get(ctx->device, ctx->base, 2 * PAGE_SIZE,
 			   IB_ACCESS_LOCAL_WRITE);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(umem), -EAGAIN);
@@ -200,6 +213,7 @@ static void umem_test_fault(struct kunit *test)
 	struct ib_umem *umem;
 
 	KUNIT_ASSERT_EQ(test, 0, vm_munmap(ctx->base + PAGE_SIZE, PAGE_SIZE));
+	ctx->first = ctx->base;
 	umem = ib_umem_get(ctx->device, ctx->base, 2 * PAGE_SIZE,
 			   IB_ACCESS_LOCAL_WRITE);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(umem), -EFAULT);
@@ -216,6 +230,8 @@ static void umem_test_too_long(struct kunit *test)
 	struct umem_test_ctx *ctx = test->priv;
 	struct ib_umem *umem;
 
+	if (BITS_PER_LONG < 64)
+		kunit_skip(test, "2^32 pages do not fit in a size_t");
 	umem = ib_umem_get(ctx->device, ctx->base, (size_t)SZ_4G * PAGE_SIZE,
 			   IB_ACCESS_LOCAL_WRITE);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(umem), -EINVAL);

@@ -1486,6 +1486,348 @@ static void rdmacg_test_refusal_attribution(struct kunit *test)
 	rdmacg_uncharge(s, dev, r);
 }
 
+/*
+ * Deterministic races: a thread of the test is held at one of the points
+ * of enum rdmacg_race_point (spinning, since most are in RCU read-side
+ * critical sections) while the test acts, then let go. Each test below
+ * runs the interleaving that one concurrency argument of rdma.c covers,
+ * and fails if the mechanism that argument rests on is removed; "make
+ * mutations" checks that it does.
+ */
+
+/* One thread to hold, or to notice passing, at one point. */
+struct rdmacg_race {
+	struct task_struct	*task;
+	enum rdmacg_race_point	point;
+	const void		*where;	/* only there; NULL: anywhere */
+	bool			pass;	/* note the passage, do not hold */
+	atomic_t		state;	/* RDMACG_RACE_ARMED, _HELD, _GO */
+};
+
+enum {
+	RDMACG_RACE_ARMED,
+	RDMACG_RACE_HELD,	/* at the point: held, or passed if @pass */
+	RDMACG_RACE_GO,		/* let go by the test */
+};
+
+/* What a racing thread does, and where it is held. */
+struct rdmacg_test_racer {
+	struct rdma_cgroup	*cg;
+	struct rdmacg_device	*dev;
+	enum rdmacg_resource_type type;
+	bool			uncharge;	/* else a charge ... */
+	bool			unregister;	/* ... or this */
+	int			ret;		/* of the charge */
+	struct rdmacg_race	race;
+	struct completion	done;
+};
+
+static struct rdmacg_race *rdmacg_test_races[2];
+
+static void rdmacg_test_race_hook(enum rdmacg_race_point point,
+				  const void *where)
+{
+	struct rdmacg_race *r;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(rdmacg_test_races); i++) {
+		r = READ_ONCE(rdmacg_test_races[i]);
+		if (!r || r->task != current || r->point != point ||
+		    (r->where && r->where != where) ||
+		    atomic_cmpxchg(&r->state, RDMACG_RACE_ARMED,
+				   RDMACG_RACE_HELD) != RDMACG_RACE_ARMED)
+			continue;
+		while (!r->pass && atomic_read(&r->state) == RDMACG_RACE_HELD)
+			cpu_relax();
+	}
+}
+
+static void rdmacg_test_race_go(struct rdmacg_race *r)
+{
+	atomic_set(&r->state, RDMACG_RACE_GO);
+}
+
+/* Wait (up to 10 s) until @r's thread is at its point. */
+static bool rdmacg_test_race_reached(struct rdmacg_race *r)
+{
+	unsigned long timeout = jiffies + 10 * HZ;
+
+	while (atomic_read(&r->state) == RDMACG_RACE_ARMED) {
+		if (time_after(jiffies, timeout))
+			return false;
+		usleep_range(100, 200);
+	}
+	return true;
+}
+
+/* Wait (up to 10 s) for @t to end; false if it did not. */
+static bool rdmacg_test_racer_done(struct rdmacg_test_racer *t)
+{
+	return wait_for_completion_timeout(&t->done, 10 * HZ);
+}
+
+/*
+ * Let a racer go and wait for it, however the test ended: an assertion
+ * that ends a test must not leave a thread spinning on freed memory.
+ */
+static void rdmacg_test_racer_cleanup(void *data)
+{
+	struct rdmacg_test_racer *t = data;
+
+	rdmacg_test_race_go(&t->race);
+	rdmacg_test_racer_done(t);
+	WRITE_ONCE(rdmacg_race_hook, NULL);
+	WRITE_ONCE(rdmacg_test_races[0], NULL);
+	WRITE_ONCE(rdmacg_test_races[1], NULL);
+}
+
+static int rdmacg_test_racer_fn(void *data)
+{
+	struct rdmacg_test_racer *t = data;
+
+	if (t->unregister)
+		rdmacg_unregister_device(t->dev);
+	else if (t->uncharge)
+		rdmacg_uncharge_amount(t->cg, t->dev, t->type, 1);
+	else
+		t->ret = rdmacg_charge_counted(t->cg, t->dev, t->type, 1);
+	complete_all(&t->done);		/* the test and its cleanup wait */
+	return 0;
+}
+
+/*
+ * A racer, allocated for the test: held (or noticed) at @point, at @where
+ * (NULL: anywhere); a held thread spins, so the test needs two CPUs.
+ */
+static struct rdmacg_test_racer *
+rdmacg_test_racer(struct kunit *test, enum rdmacg_race_point point,
+		  const void *where)
+{
+	struct rdmacg_test_racer *t;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "a held thread spins: needs 2 CPUs, has %u",
+			   num_online_cpus());
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->type = RDMACG_RESOURCE_HCA_OBJECT;
+	t->race.point = point;
+	t->race.where = where;
+	init_completion(&t->done);
+	return t;
+}
+
+/* Start @t in a thread of its own, as race slot @i. */
+static void rdmacg_test_racer_start(struct kunit *test,
+				    struct rdmacg_test_racer *t, int i)
+{
+	struct task_struct *task;
+
+	task = kthread_create(rdmacg_test_racer_fn, t, "rdmacg_kunit/race%d",
+			      i);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	t->race.task = task;
+	atomic_set(&t->race.state, RDMACG_RACE_ARMED);
+	WRITE_ONCE(rdmacg_test_races[i], &t->race);
+	WRITE_ONCE(rdmacg_race_hook, rdmacg_test_race_hook);
+	wake_up_process(task);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, rdmacg_test_racer_cleanup,
+						  t));
+}
+
+/*
+ * A limit lowered while a charge is between its cmpxchg and its second
+ * read of the limit (rdmacg_counter_try_add()): once the write has
+ * returned, the charge must not keep its unit. Without the second read it
+ * would, and usage would stay above the new limit.
+ */
+static void rdmacg_test_race_lowered(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	struct rdmacg_device *dev;
+	struct rdmacg_test_racer *t;
+	struct rdma_cgroup *cg;
+
+	dev = rdmacg_test_chain(test, &cg, NULL);
+	rdmacg_test_set(test, cg, TEST_DEV_NAME " hca_object=2");
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(cg, dev, r));
+	t = rdmacg_test_racer(test, RDMACG_RACE_ADDED,
+			      rdmacg_test_res(cg, dev, r));
+	t->cg = cg;
+	t->dev = dev;
+
+	rdmacg_test_racer_start(test, t, 0);
+	KUNIT_ASSERT_TRUE(test, rdmacg_test_race_reached(&t->race));
+	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_usage(cg, dev, r));
+	rdmacg_test_set(test, cg, TEST_DEV_NAME " hca_object=1");
+	rdmacg_test_race_go(&t->race);
+	KUNIT_ASSERT_TRUE(test, rdmacg_test_racer_done(t));
+
+	KUNIT_EXPECT_EQ_MSG(test, -EAGAIN, t->ret,
+			    "a charge under way kept a unit above a limit whose write had returned");
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_usage(cg, dev, r));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_peak(cg, dev, r));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_event(cg, dev, r, RDMACG_EV_MAX_LOCAL));
+}
+
+/*
+ * p - c, the charge at c held once c has accepted it; p's limit is lowered
+ * to 0 meanwhile. p refuses it: it is given back at c, c's peak never
+ * shows it, and the refusal is counted at p (its limit) and c (where it
+ * was asked), not as a limit hit at c.
+ */
+static void rdmacg_test_race_lowered_above(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	struct rdmacg_device *dev;
+	struct rdmacg_test_racer *t;
+	struct rdma_cgroup *p, *c;
+
+	dev = rdmacg_test_chain(test, &p, &c, NULL);
+	rdmacg_test_set(test, c, TEST_DEV_NAME " hca_object=max");
+	t = rdmacg_test_racer(test, RDMACG_RACE_LEVEL,
+			      rdmacg_test_pool(c, dev));
+	t->cg = c;
+	t->dev = dev;
+
+	rdmacg_test_racer_start(test, t, 0);
+	KUNIT_ASSERT_TRUE(test, rdmacg_test_race_reached(&t->race));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_usage(c, dev, r));
+	rdmacg_test_set(test, p, TEST_DEV_NAME " hca_object=0");
+	rdmacg_test_race_go(&t->race);
+	KUNIT_ASSERT_TRUE(test, rdmacg_test_racer_done(t));
+
+	KUNIT_EXPECT_EQ(test, -EAGAIN, t->ret);
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(c, dev, r));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(p, dev, r));
+	KUNIT_EXPECT_EQ_MSG(test, 0, rdmacg_test_peak(c, dev, r),
+			    "a refused charge shows in the peak of a level below the refusal");
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_event(p, dev, r, RDMACG_EV_MAX_LOCAL));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_event(c, dev, r, RDMACG_EV_FAIL_LOCAL));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_event(c, dev, r, RDMACG_EV_MAX_LOCAL));
+}
+
+/*
+ * p - c, the charge held once every level has accepted it, before it
+ * returns; p's limit is lowered to 0 meanwhile. The charge was counted at p
+ * before the write, so it stands, like any usage above a newly lowered
+ * limit: what the documentation promises is that no unit is taken past a
+ * limit after its write, not that a charge under way fails.
+ */
+static void rdmacg_test_race_lowered_after(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	struct rdmacg_device *dev;
+	struct rdmacg_test_racer *t;
+	struct rdma_cgroup *p, *c;
+
+	dev = rdmacg_test_chain(test, &p, &c, NULL);
+	rdmacg_test_set(test, c, TEST_DEV_NAME " hca_object=max");
+	t = rdmacg_test_racer(test, RDMACG_RACE_CHARGED,
+			      rdmacg_test_pool(c, dev));
+	t->cg = c;
+	t->dev = dev;
+
+	rdmacg_test_racer_start(test, t, 0);
+	KUNIT_ASSERT_TRUE(test, rdmacg_test_race_reached(&t->race));
+	rdmacg_test_set(test, p, TEST_DEV_NAME " hca_object=0");
+	rdmacg_test_race_go(&t->race);
+	KUNIT_ASSERT_TRUE(test, rdmacg_test_racer_done(t));
+
+	KUNIT_EXPECT_EQ(test, 0, t->ret);
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_usage(p, dev, r));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_peak(p, dev, r));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_test_charge(c, dev, r));
+	rdmacg_uncharge_amount(c, dev, r, 1);
+}
+
+/*
+ * root - p (2) - c - g: a charge at g is held once c has accepted it, and
+ * meanwhile charges at p fill p's limit. p refuses the held charge: the
+ * refusal is counted at p's limit and at g, where it was asked, and at no
+ * other level; g and c give their unit back and their peaks never show it.
+ */
+static void rdmacg_test_race_ancestor_filled(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	struct rdmacg_device *dev;
+	struct rdmacg_test_racer *t;
+	struct rdma_cgroup *p, *c, *g;
+
+	dev = rdmacg_test_chain(test, &p, &c, &g, NULL);
+	rdmacg_test_set(test, p, TEST_DEV_NAME " hca_object=2");
+	rdmacg_test_set(test, g, TEST_DEV_NAME " hca_object=max");
+	t = rdmacg_test_racer(test, RDMACG_RACE_LEVEL,
+			      rdmacg_test_pool(c, dev));
+	t->cg = g;
+	t->dev = dev;
+
+	rdmacg_test_racer_start(test, t, 0);
+	KUNIT_ASSERT_TRUE(test, rdmacg_test_race_reached(&t->race));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_charge(p, dev, r));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_charge(p, dev, r));
+	rdmacg_test_race_go(&t->race);
+	KUNIT_ASSERT_TRUE(test, rdmacg_test_racer_done(t));
+
+	KUNIT_EXPECT_EQ(test, -EAGAIN, t->ret);
+	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_usage(p, dev, r));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(c, dev, r));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(g, dev, r));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_peak(c, dev, r));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_peak(g, dev, r));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_event(p, dev, r, RDMACG_EV_MAX_LOCAL));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_event(g, dev, r, RDMACG_EV_FAIL_LOCAL));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_event(c, dev, r, RDMACG_EV_MAX_LOCAL));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_event(g, dev, r, RDMACG_EV_MAX_LOCAL));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_event(c, dev, r, RDMACG_EV_FAIL_LOCAL));
+	rdmacg_uncharge_amount(p, dev, r, 2);
+}
+
+/*
+ * An uncharge holds its leaf pool (it saw the device alive) while the
+ * device is unregistered. Unregistration must wait for it before it frees
+ * the pools: it may not return while the uncharge is held, and returns
+ * once it is let go. Without the grace period it would free the pools
+ * under the uncharge (which KASAN reports as a use-after-free).
+ */
+static void rdmacg_test_race_unregister(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	struct rdmacg_test_racer *t, *u;
+	struct rdmacg_device *dev;
+	struct rdma_cgroup *p, *c;
+	bool early;
+
+	dev = rdmacg_test_chain(test, &p, &c, NULL);
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(c, dev, r));
+	t = rdmacg_test_racer(test, RDMACG_RACE_UNCHARGE,
+			      rdmacg_test_pool(c, dev));
+	t->cg = c;
+	t->dev = dev;
+	t->uncharge = true;
+	u = rdmacg_test_racer(test, RDMACG_RACE_UNREGISTER, dev);
+	u->dev = dev;
+	u->unregister = true;
+	u->race.pass = true;
+
+	rdmacg_test_racer_start(test, t, 0);
+	KUNIT_ASSERT_TRUE(test, rdmacg_test_race_reached(&t->race));
+	rdmacg_test_racer_start(test, u, 1);
+	KUNIT_ASSERT_TRUE_MSG(test, rdmacg_test_race_reached(&u->race),
+			      "unregistration did not get to its grace period");
+	/*
+	 * Nothing may end the grace period while the uncharge is held; a
+	 * second is plenty for an unregistration that does not wait for it.
+	 */
+	early = wait_for_completion_timeout(&u->done, HZ);
+	rdmacg_test_race_go(&t->race);
+	KUNIT_EXPECT_TRUE(test, rdmacg_test_racer_done(t));
+	KUNIT_EXPECT_TRUE(test, rdmacg_test_racer_done(u));
+	KUNIT_EXPECT_FALSE_MSG(test, early,
+			       "unregistration freed the pools while an uncharge held one");
+}
+
 static struct kunit_case rdmacg_test_cases[] = {
 	KUNIT_CASE_PARAM(rdmacg_test_set_max, rdmacg_set_max_gen_params),
 	KUNIT_CASE(rdmacg_test_parse_max),
@@ -1510,6 +1852,11 @@ static struct kunit_case rdmacg_test_cases[] = {
 	KUNIT_CASE_SLOW(rdmacg_test_unregister_race),
 	KUNIT_CASE_SLOW(rdmacg_test_lowered_limit),
 	KUNIT_CASE_SLOW(rdmacg_test_refusal_attribution),
+	KUNIT_CASE(rdmacg_test_race_lowered),
+	KUNIT_CASE(rdmacg_test_race_lowered_above),
+	KUNIT_CASE(rdmacg_test_race_lowered_after),
+	KUNIT_CASE(rdmacg_test_race_ancestor_filled),
+	KUNIT_CASE(rdmacg_test_race_unregister),
 	{}
 };
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Test of fix 2 (make fixes-check):
+# Test of fix 3 (make fixes-check):
 # "RDMA/core: Drop the restrack task reference when GET_CONTEXT fails"
 #
 # Before the fix, every UVERBS_METHOD_GET_CONTEXT ioctl that fails in
@@ -19,9 +19,9 @@
 DEV=${DEV:-siw0}
 ITER=${REFUSE_ITERATIONS:-20}
 CGROOT=/sys/fs/cgroup
-CG=$CGROOT/fix02
+CG=$CGROOT/fix03
 KML=/sys/kernel/debug/kmemleak
-TMP=${TMPDIR:-/tmp}/fix02.$$
+TMP=${TMPDIR:-/tmp}/fix03.$$
 MIN_AGE=6	# kmemleak reports nothing younger than 5 s
 
 . /lib/harness/tap.sh
@@ -40,7 +40,7 @@ echo "TAP version 13"
 echo "1..4"
 
 # 1: the limit is in place (compared word by word: whether the line ends
-# with a space is fix 4's business).
+# with a space is fix 5's business).
 setup_ok=0
 if [ ! -d "/sys/class/infiniband/$DEV" ]; then
 	fail "setup: rdma.max \"$DEV hca_handle=1 hca_object=2\" # no device $DEV"

@@ -1,20 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Test of fix 3 (make fixes-check):
+# Test of fix 4 (make fixes-check):
 # "cgroup/rdma: Refuse prefixes of "max", empty values and trailing garbage"
 #
 # Before the fix rdma.max takes "m", "ma" and "" as max, and "5abc" and
 # "08" as 5 and 0.  After it these writes fail with EINVAL and change
 # nothing, while "max", decimal, "0x10" and "010" set what they always
 # did, and "+5" and "-1" stay refused.  Lines are compared word by word:
-# whether they end with a space is fix 4's business.
+# whether they end with a space is fix 5's business.
 #
 # Environment: DEV (default siw0).
 
 DEV=${DEV:-siw0}
 CGROOT=/sys/fs/cgroup
-CG=$CGROOT/fix03
+CG=$CGROOT/fix04
 START="$DEV hca_handle=7 hca_object=9"
 
 . /lib/harness/tap.sh

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Test of fix 5 (make fixes-check):
+# Test of fix 6 (make fixes-check):
 # "cgroup/rdma: Free idle pools when a cgroup goes offline"
 #
 # A pool that a limit write created and that never held a charge stayed on
@@ -17,9 +17,9 @@
 
 DEV=${DEV:-siw0}
 CGROOT=/sys/fs/cgroup
-P=$CGROOT/fix05
-TMP=${TMPDIR:-/tmp}/fix05.$$
-MARK="fix05: start $$"
+P=$CGROOT/fix06
+TMP=${TMPDIR:-/tmp}/fix06.$$
+MARK="fix06: start $$"
 
 . /lib/harness/tap.sh
 . /lib/harness/wait.sh

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Test of fix 4 (make fixes-check):
+# Test of fix 5 (make fixes-check):
 # "cgroup/rdma: Drop the trailing space from rdma.max and rdma.current"
 #
 # Before the fix every line of rdma.max and rdma.current ends with a space
@@ -13,8 +13,8 @@
 
 DEV=${DEV:-siw0}
 CGROOT=/sys/fs/cgroup
-CG=$CGROOT/fix04
-TMP=${TMPDIR:-/tmp}/fix04.$$
+CG=$CGROOT/fix05
+TMP=${TMPDIR:-/tmp}/fix05.$$
 
 . /lib/harness/tap.sh
 . /lib/harness/wait.sh

@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make kcsan`: the controller's concurrent tests under KCSAN, the kernel's
+# data race detector. Builds the kcsan flavour (tinyconfig + release.config
+# + kcsan.config, in build/obj-kcsan), boots it with 2 vCPUs: the KUnit
+# suites run built in (cgroup_rdma with its concurrent and race cases,
+# ib_umem), then /init in hmode=kcsan runs 00-cpus, 50-stress and test_rdma.
+# Every KCSAN report is a splat and fails the run, as in make check.
+# The last line is "N passed, N failed, N skipped".
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+passed=0 failed=0 skipped=0
+t_start=$(date +%s)
+
+finish() {
+	say "==> done in $(($(date +%s) - t_start))s; logs in $LOGS/"
+	say "$passed passed, $failed failed, $skipped skipped"
+	[ $failed -eq 0 ] && exit 0
+	exit 1
+}
+
+must() {
+	if ! step "$@"; then
+		failed=$((failed + 1))
+		finish
+	fi
+}
+
+must deps "1s; 5-10 min on a fresh machine" bash "$HARNESS/deps.sh"
+take_lock
+must tree "5s; 1 min the first time" bash "$HARNESS/tree.sh"
+must build-kcsan "1-2 min; 15-20 min the first time" bash "$HARNESS/kernel.sh" kcsan build
+must initramfs-kcsan "20s" bash "$HARNESS/initramfs.sh" kcsan
+boot_ok=1
+step boot-kcsan "4-6 min" bash "$HARNESS/boot.sh" kcsan kcsan || boot_ok=0
+
+python3 "$HARNESS/analyze.py" --console "$LOGS/console-kcsan.log" \
+	--results "$LOGS/results-kcsan.log" --src "$SRC" --expect-kunit >"$LOGS/analyze-kcsan.log" 2>&1 ||
+	echo "COUNTS 0 1 0" >>"$LOGS/analyze-kcsan.log"
+grep -v '^COUNTS ' "$LOGS/analyze-kcsan.log" | grep -E '^(kunit: [0-9]|kunit: FAIL|kunit: no|guest|splat|FAIL)' || true
+grep -h 'BUG: KCSAN' "$LOGS/console-kcsan.log" | sort | uniq -c || true
+read -r _ p f s < <(grep '^COUNTS ' "$LOGS/analyze-kcsan.log" | tail -n1)
+passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+[ $boot_ok -eq 1 ] || failed=$((failed + 1))
+finish

@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""make mutations: show that the race tests guard what they claim to.
+
+Each mutation below removes one mechanism that a concurrency argument of
+kernel/cgroup/rdma.c (or the accounting of drivers/infiniband/core/umem.c)
+rests on. For each in turn the script edits build/src, builds the release
+kernel (incrementally, in build/obj-release), boots it under QEMU without
+an initramfs so that only the KUnit suites built in run (cgroup_rdma and
+ib_umem, the only ones in its configuration),
+and reads which test cases failed. It prints, per mutation, the cases that
+caught it; a mutation that no case catches, or that no longer applies to
+the source, fails the target (it is a missing test, or a stale entry here).
+A first boot without any mutation must pass every case. build/src and the
+kernel are restored at the end, whatever happened.
+
+Usage: harness/mutate.py [NAME...]   (default: all mutations)
+"""
+
+import os
+import re
+import subprocess
+import sys
+import time
+
+HARNESS = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HARNESS)
+BUILD = os.path.join(ROOT, "build")
+SRC = os.path.join(BUILD, "src")
+LOGS = os.path.join(BUILD, "logs")
+KERNEL = os.path.join(BUILD, "obj-release", "arch/x86/boot/bzImage")
+
+RDMA_C = "kernel/cgroup/rdma.c"
+UMEM_C = "drivers/infiniband/core/umem.c"
+
+# name, file, text, replacement, what the mutation removes, cases that must
+# catch it (at least one of them; others may catch it too)
+MUTATIONS = [
+    ("recheck", RDMA_C,
+     "\tif (unlikely(!rdmacg_fits(usage, amount, (u64)atomic64_read(&c->max)))) {",
+     "\tif (0) {",
+     "the second read of the limit after the cmpxchg: a charge that read the "
+     "old limit keeps its unit after a lowering write has returned",
+     ["rdmacg_test_race_lowered"]),
+    ("early-peak", RDMA_C,
+     "\t\tif (level < RDMACG_PEAK_LEVELS)\n\t\t\tusage[level] = got;\n",
+     "\t\tif (level < RDMACG_PEAK_LEVELS)\n\t\t\tusage[level] = got;\n"
+     "\t\trdmacg_counter_raise_peak(&pool->res[type], got);\n",
+     "raising peaks only once every level accepted: a charge refused above "
+     "shows in the peaks below",
+     ["rdmacg_test_race_lowered_above", "rdmacg_test_race_ancestor_filled"]),
+    ("attribution", RDMA_C,
+     "\t\t\t*limited = pool->cg;",
+     "\t\t\t*limited = cg;",
+     "naming the level whose limit refused: the refusal is counted at the "
+     "asking cgroup's limit instead",
+     ["rdmacg_test_race_lowered_above", "rdmacg_test_race_ancestor_filled"]),
+    ("rollback", RDMA_C,
+     "\t\t\tfor (; leaf != pool; leaf = leaf->parent)\n"
+     "\t\t\t\trdmacg_counter_sub(&leaf->res[type], amount);\n",
+     "",
+     "giving the levels below a refusal their amount back",
+     ["rdmacg_test_race_lowered_above", "rdmacg_test_race_ancestor_filled"]),
+    ("grace-period", RDMA_C,
+     "\trdmacg_race(RDMACG_RACE_UNREGISTER, dev);\n\tsynchronize_rcu();\n",
+     "\trdmacg_race(RDMACG_RACE_UNREGISTER, dev);\n",
+     "unregistration's wait for the lockless charges and uncharges that "
+     "hold its pools",
+     ["rdmacg_test_race_unregister"]),
+    ("umem-recount", UMEM_C,
+     "\tib_rdmacg_uncharge_pinned(&umem->cg_obj, umem->ibdev,\n"
+     "\t\t\t\t  umem->pinned_pages);",
+     "\tib_rdmacg_uncharge_pinned(&umem->cg_obj, umem->ibdev,\n"
+     "\t\t\t\t  ib_umem_num_pages(umem));",
+     "returning the pinned pages as stored at the pin: the release "
+     "recounts them from an iova the driver moved",
+     ["umem_test_iova_moved"]),
+]
+
+
+def say(msg):
+    print("mutations: " + msg, flush=True)
+
+
+def run(cmd, log):
+    with open(log, "w") as f:
+        return subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
+
+
+def build(tag):
+    log = os.path.join(LOGS, "mutate-%s-build.log" % tag)
+    t0 = time.time()
+    if run(["bash", os.path.join(HARNESS, "kernel.sh"), "release", "build"], log):
+        say("%s: the kernel does not build (see %s)" % (tag, log))
+        return False
+    say("%s: built in %d s" % (tag, time.time() - t0))
+    return True
+
+
+def boot(tag):
+    """The KTAP results of the suites: (passed, {failed case names})."""
+    log = os.path.join(LOGS, "mutate-%s-console.log" % tag)
+    t0 = time.time()
+    cmd = ["timeout", "-k", "10", "900", "qemu-system-x86_64", "-accel",
+           os.environ.get("ACCEL", "tcg,thread=multi"), "-m", "1G",
+           "-smp", "2", "-nographic", "-no-reboot", "-nic", "none",
+           "-kernel", KERNEL, "-append",
+           "console=ttyS0 panic=-1"]
+    run(cmd, log)
+    passed, failed = 0, set()
+    with open(log, errors="replace") as f:
+        for line in f:
+            m = re.search(r"\]\s+(not ok|ok) \d+ (\w+)", line)
+            if not m or m.group(2) in ("cgroup_rdma", "ib_umem"):
+                continue
+            if m.group(1) == "ok":
+                passed += 1
+            else:
+                failed.add(m.group(2))
+    say("%s: booted in %d s: %d cases passed, %d failed%s" % (
+        tag, time.time() - t0, passed, len(failed),
+        (": " + ", ".join(sorted(failed))) if failed else ""))
+    return passed, failed
+
+
+def main():
+    want = sys.argv[1:]
+    todo = [m for m in MUTATIONS if not want or m[0] in want]
+    if want and len(todo) != len(want):
+        say("unknown mutation in %s; known: %s" % (want, [m[0] for m in MUTATIONS]))
+        return 2
+    os.makedirs(LOGS, exist_ok=True)
+    if subprocess.call(["bash", os.path.join(HARNESS, "tree.sh")],
+                       stdout=subprocess.DEVNULL):
+        return 1
+    originals = {}
+    for m in todo:
+        path = os.path.join(SRC, m[1])
+        originals.setdefault(path, open(path).read())
+
+    def write(path, text):
+        os.unlink(path)  # build/src is hardlinked to the pristine tree
+        with open(path, "w") as f:
+            f.write(text)
+
+    bad = 0
+    lines = []
+    try:
+        if not build("none"):
+            return 1
+        passed, failed = boot("none")
+        if failed or not passed:
+            say("without mutation: %d passed, failed %s: fix that first" %
+                (passed, sorted(failed)))
+            return 1
+        for name, rel, old, new, what, expect in todo:
+            path = os.path.join(SRC, rel)
+            text = originals[path]
+            if text.count(old) != 1:
+                lines.append("%-13s STALE: its text is in %s %d times, not once" %
+                             (name, rel, text.count(old)))
+                bad = 1
+                continue
+            write(path, text.replace(old, new))
+            try:
+                ok = build(name)
+                passed, failed = boot(name) if ok else (0, set())
+            finally:
+                write(path, text)
+            hit = sorted(set(expect) & failed)
+            if not ok:
+                lines.append("%-13s NOT RUN: the mutated kernel does not build" % name)
+                bad = 1
+            elif hit:
+                lines.append("%-13s caught by %s (removes %s)" % (
+                    name, ", ".join(sorted(failed)), what))
+            else:
+                lines.append("%-13s NOT CAUGHT: failed %s, expected one of %s (removes %s)" % (
+                    name, sorted(failed) or "nothing", expect, what))
+                bad = 1
+    finally:
+        for path, text in originals.items():
+            if open(path).read() != text:
+                write(path, text)
+        build("restored")
+    say("")
+    for line in lines:
+        say(line)
+    say("%d mutations, %s" % (len(todo), "every one caught" if not bad else "FAILED"))
+    return bad
+
+
+if __name__ == "__main__":
+    sys.exit(main())
