@@ -176,6 +176,7 @@ static __always_inline void rdmacg_race(enum rdmacg_race_point point,
 {
 	void (*hook)(enum rdmacg_race_point point, const void *where);
 
+	/* A test sets and clears it while charges run elsewhere. */
 	hook = READ_ONCE(rdmacg_race_hook);
 	if (unlikely(hook))
 		hook(point, where);
