@@ -18,6 +18,7 @@ const char *errname(int e)
 	case 0: return "none";
 	case EPERM: return "EPERM";
 	case ENOENT: return "ENOENT";
+	case EFAULT: return "EFAULT";
 	case ESRCH: return "ESRCH";
 	case EIO: return "EIO";
 	case ENXIO: return "ENXIO";
