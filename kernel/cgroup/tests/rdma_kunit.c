@@ -1531,7 +1531,8 @@ static void rdmacg_test_race_hook(enum rdmacg_race_point point,
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(rdmacg_test_races); i++) {
-		r = READ_ONCE(rdmacg_test_races[i]);
+		/* Pairs with the release in rdmacg_test_racer_start(). */
+		r = smp_load_acquire(&rdmacg_test_races[i]);
 		if (!r || r->task != current || r->point != point ||
 		    (r->where && r->where != where) ||
 		    atomic_cmpxchg(&r->state, RDMACG_RACE_ARMED,
@@ -1628,7 +1629,7 @@ static void rdmacg_test_racer_start(struct kunit *test,
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 	t->race.task = task;
 	atomic_set(&t->race.state, RDMACG_RACE_ARMED);
-	WRITE_ONCE(rdmacg_test_races[i], &t->race);
+	smp_store_release(&rdmacg_test_races[i], &t->race);
 	WRITE_ONCE(rdmacg_race_hook, rdmacg_test_race_hook);
 	wake_up_process(task);
 	KUNIT_ASSERT_EQ(test, 0,
