@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the guest initramfs for one kernel flavour:
-#   harness/initramfs.sh release|debug  ->  build/initramfs-FLAVOUR.cpio.gz
+#   harness/initramfs.sh release|debug|kcsan  ->  build/initramfs-FLAVOUR.cpio.gz
 # Contents: busybox-static, iproute2's rdma, libibverbs with the siw and rxe
 # providers, the verbs tools (ibv_*, perftest), runc, our guest tests and
 # helpers, the kselftest test_rdma, /init and /demo.sh; every binary with the
