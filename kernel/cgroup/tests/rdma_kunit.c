@@ -1786,6 +1786,47 @@ static void rdmacg_test_race_ancestor_filled(struct kunit *test)
 }
 
 /*
+ * Ten levels: a charge at the bottom held once every level accepted it,
+ * and meanwhile the top gives back what it held before. Up to eight levels
+ * from the bottom a peak records the usage the charge's own cmpxchg
+ * produced; above, the usage read once the charge has passed, so the top's
+ * peak misses the unit given back in between. The documentation says so
+ * (a peak there may read low by what is freed concurrently); this checks
+ * that, and no stronger promise.
+ */
+static void rdmacg_test_race_deep_peak(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	struct rdma_cgroup *c[10];
+	struct rdmacg_device *dev;
+	struct rdmacg_test_racer *t;
+
+	dev = rdmacg_test_chain(test, &c[0], &c[1], &c[2], &c[3], &c[4],
+				&c[5], &c[6], &c[7], &c[8], &c[9], NULL);
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(c[0], dev, r));
+	rdmacg_test_set(test, c[9], TEST_DEV_NAME " hca_object=max");
+	t = rdmacg_test_racer(test, RDMACG_RACE_CHARGED,
+			      rdmacg_test_pool(c[9], dev));
+	t->cg = c[9];
+	t->dev = dev;
+
+	rdmacg_test_racer_start(test, t, 0);
+	KUNIT_ASSERT_TRUE(test, rdmacg_test_race_reached(&t->race));
+	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_usage(c[0], dev, r));
+	rdmacg_uncharge_amount(c[0], dev, r, 1);
+	rdmacg_test_race_go(&t->race);
+	KUNIT_ASSERT_TRUE(test, rdmacg_test_racer_done(t));
+
+	KUNIT_EXPECT_EQ(test, 0, t->ret);
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_usage(c[0], dev, r));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_peak(c[9], dev, r));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_peak(c[2], dev, r));
+	KUNIT_EXPECT_EQ_MSG(test, 1, rdmacg_test_peak(c[0], dev, r),
+			    "the top's peak, re-read after the charge, should miss the unit given back");
+	rdmacg_uncharge_amount(c[9], dev, r, 1);
+}
+
+/*
  * An uncharge holds its leaf pool (it saw the device alive) while the
  * device is unregistered. Unregistration must wait for it before it frees
  * the pools: it may not return while the uncharge is held, and returns
@@ -1857,6 +1898,7 @@ static struct kunit_case rdmacg_test_cases[] = {
 	KUNIT_CASE(rdmacg_test_race_lowered_above),
 	KUNIT_CASE(rdmacg_test_race_lowered_after),
 	KUNIT_CASE(rdmacg_test_race_ancestor_filled),
+	KUNIT_CASE(rdmacg_test_race_deep_peak),
 	KUNIT_CASE(rdmacg_test_race_unregister),
 	{}
 };
