@@ -249,7 +249,7 @@ for i in $(seq 0 "$R"); do
 	label=$i
 	[ "$i" = "$R" ] && label=R
 	printf '%-5s %4ss  %4ss  ' "$label" "${build_s[$i]}" "${boot_s[$i]}"
-	for j in $(seq 1 "$k"); do printf '%-6s' "${result[$i,$j]%% *}"; done
+	for j in $(seq 1 "$k"); do r=${result[$i,$j]%% *}; [ "$r" = UNTESTED ] && r=-; printf '%-6s' "$r"; done
 	printf '\n'
 done
 say "==> fixes-check done in $(($(date +%s) - t_start))s; logs in $LOGS/fixes-*"
