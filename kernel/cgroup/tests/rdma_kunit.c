@@ -1629,6 +1629,7 @@ static void rdmacg_test_racer_start(struct kunit *test,
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 	t->race.task = task;
 	atomic_set(&t->race.state, RDMACG_RACE_ARMED);
+	/* Publishes the race's fields to the hook's acquire. */
 	smp_store_release(&rdmacg_test_races[i], &t->race);
 	WRITE_ONCE(rdmacg_race_hook, rdmacg_test_race_hook);
 	wake_up_process(task);
