@@ -37,27 +37,33 @@ UMEM_C = "drivers/infiniband/core/umem.c"
 # catch it (at least one of them; others may catch it too)
 MUTATIONS = [
     ("recheck", RDMA_C,
-     "\tif (unlikely(!rdmacg_fits(usage, amount, (u64)atomic64_read(&c->max)))) {",
+     "\tif (unlikely(usage >= atomic_read(&c->max))) {",
      "\tif (0) {",
      "the second read of the limit after the cmpxchg: a charge that read the "
      "old limit keeps its unit after a lowering write has returned",
      ["rdmacg_test_race_lowered"]),
     ("early-peak", RDMA_C,
-     "\t\tif (level < RDMACG_PEAK_LEVELS)\n\t\t\tusage[level] = got;\n",
-     "\t\tif (level < RDMACG_PEAK_LEVELS)\n\t\t\tusage[level] = got;\n"
-     "\t\trdmacg_counter_raise_peak(&pool->res[type], got);\n",
+     "\tusage[level++] = got;\n\tfor (pool = from->parent;",
+     "\tusage[level++] = got;\n\trdmacg_raise_peak(from, type, got);\n"
+     "\tfor (pool = from->parent;",
      "raising peaks only once every level accepted: a charge refused above "
      "shows in the peaks below",
      ["rdmacg_test_race_lowered_above", "rdmacg_test_race_ancestor_filled"]),
+    ("peak-reread", RDMA_C,
+     "usage[level] : rdmacg_usage(pool, type));",
+     "rdmacg_usage(pool, type) : rdmacg_usage(pool, type));",
+     "raising peaks with the usage each level's cmpxchg produced: peaks read "
+     "again after the charge miss what was freed meanwhile",
+     ["rdmacg_test_race_deep_peak"]),
     ("attribution", RDMA_C,
-     "\t\t\t*limited = pool->cg;",
-     "\t\t\t*limited = cg;",
+     "\t*limited = pool->cg;",
+     "\t*limited = leaf->cg;",
      "naming the level whose limit refused: the refusal is counted at the "
      "asking cgroup's limit instead",
      ["rdmacg_test_race_lowered_above", "rdmacg_test_race_ancestor_filled"]),
     ("rollback", RDMA_C,
-     "\t\t\tfor (; leaf != pool; leaf = leaf->parent)\n"
-     "\t\t\t\trdmacg_counter_sub(&leaf->res[type], amount);\n",
+     "\tfor (; leaf != pool; leaf = leaf->parent)\n"
+     "\t\trdmacg_sub(leaf, type, amount);\n",
      "",
      "giving the levels below a refusal their amount back",
      ["rdmacg_test_race_lowered_above", "rdmacg_test_race_ancestor_filled"]),

@@ -3,8 +3,9 @@
  * RDMA cgroup controller: the interface used by the RDMA stack.
  *
  * A device that wants its resources limited per cgroup embeds a struct
- * rdmacg_device, registers it, and brackets the life of every context and
- * verbs object with rdmacg_try_charge() and rdmacg_uncharge(), and the
+ * rdmacg_device, registers it, and brackets the life of every context with
+ * rdmacg_try_charge() and rdmacg_uncharge(), of every verbs object of a
+ * context with rdmacg_try_charge_obj() and rdmacg_uncharge_obj(), and the
  * time user memory stays pinned for it with rdmacg_try_charge_mr_mem() and
  * rdmacg_uncharge_mr_mem().
  *
@@ -116,6 +117,11 @@ int rdmacg_try_charge(struct rdma_cgroup **rdmacg,
 void rdmacg_uncharge(struct rdma_cgroup *cg,
 		     struct rdmacg_device *dev,
 		     enum rdmacg_resource_type type);
+int rdmacg_try_charge_obj(struct rdma_cgroup **rdmacg,
+			  struct rdma_cgroup *ctx_cg,
+			  struct rdmacg_device *dev);
+void rdmacg_uncharge_obj(struct rdma_cgroup *cg, struct rdma_cgroup *ctx_cg,
+			 struct rdmacg_device *dev);
 int rdmacg_try_charge_mr_mem(struct rdma_cgroup **rdmacg,
 			     struct rdmacg_device *dev, u64 bytes);
 void rdmacg_uncharge_mr_mem(struct rdma_cgroup *cg,

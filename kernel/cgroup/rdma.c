@@ -66,32 +66,49 @@ enum rdmacg_event {
 };
 
 /**
- * struct rdmacg_counter - one resource of one pool
- * @usage: units (bytes for %RDMACG_RESOURCE_MR_MEM) held by the cgroup and
- *	its descendants, as a u64; changed only by atomic operations, and
- *	never above @max by a charge
- * @max: limit, as a u64, rdmacg_unlimited() for none; set under
- *	rdmacg_registry_mutex, read locklessly by charges, twice (see
- *	rdmacg_counter_try_add()); an atomic64_t so that a 32-bit reader
- *	never sees half of a new limit
- * @peak: highest @usage seen, as a u64; raised with cmpxchg only once a
- *	charge has succeeded at every level (see rdmacg_counter_raise_peak())
+ * struct rdmacg_count - one counted resource (hca_handle, hca_object) of
+ *	one pool
+ * @usage: units held by the cgroup and its descendants; changed only by
+ *	atomic operations, and never above @max by a charge. Limits are ints
+ *	(%RDMACG_MAX), so an int holds any usage a charge can reach
+ * @max: limit, %RDMACG_MAX for none; set under rdmacg_registry_mutex, read
+ *	locklessly by charges, twice (see rdmacg_count_try_add())
+ * @peak: highest @usage seen; raised with cmpxchg only once a charge has
+ *	succeeded at every level (see rdmacg_charge_peaks())
  */
-struct rdmacg_counter {
+struct rdmacg_count {
+	atomic_t	usage;
+	atomic_t	max;
+	atomic_t	peak;
+};
+
+/**
+ * struct rdmacg_bytes - the pinned memory (mr_mem) of one pool, in bytes
+ * @usage: as &rdmacg_count.usage, 64-bit
+ * @max: as &rdmacg_count.max, %RDMACG_MR_MEM_MAX for none; an atomic64_t
+ *	so that a 32-bit reader never sees half of a new limit
+ * @peak: as &rdmacg_count.peak
+ */
+struct rdmacg_bytes {
 	atomic64_t	usage;
 	atomic64_t	max;
 	atomic64_t	peak;
 };
 
 /**
- * struct rdmacg_events - event counters of one pool
- * @count: indexed by &enum rdmacg_resource_type, then &enum rdmacg_event
+ * struct rdmacg_pool_ext - the part of a pool that only some pools need
+ * @mr_mem: pinned memory; zero usage and no limit until allocated
+ * @events: event counters, indexed by &enum rdmacg_resource_type, then
+ *	&enum rdmacg_event
  *
- * Allocated with the first refusal the pool has to count, so that pools
- * that never see one stay small.
+ * Allocated for a pool and every pool up its parent chain by the first
+ * mr_mem charge, rdma.mr_mem.max write or refusal that needs it, so that
+ * the pools of cgroups that only count contexts and objects stay at 64
+ * bytes.
  */
-struct rdmacg_events {
-	atomic64_t	count[RDMACG_RESOURCE_MAX][RDMACG_NR_EVENTS];
+struct rdmacg_pool_ext {
+	struct rdmacg_bytes	mr_mem;
+	atomic64_t		events[RDMACG_RESOURCE_MAX][RDMACG_NR_EVENTS];
 };
 
 /**
@@ -107,10 +124,12 @@ struct rdmacg_events {
  *	that a pool found under rcu_read_lock() in a cgroup the caller keeps
  *	alive, and every pool up its parent chain, stays valid until
  *	rcu_read_unlock()
- * @res: counters, indexed by &enum rdmacg_resource_type
- * @events: event counters, or %NULL before the first event; published once
- *	with smp_store_release() under &rdmacg_device.pools_lock, read with
- *	smp_load_acquire(), freed with the pool
+ * @res: the counted resources, indexed by &enum rdmacg_resource_type
+ * @ext: %NULL until first needed; then published once with
+ *	smp_store_release() under &rdmacg_device.pools_lock, after the @ext of
+ *	every pool up the parent chain, and freed with the pool. A reader that
+ *	loads a pool's @ext with acquire may follow its ancestors' with
+ *	READ_ONCE(): they were published before it
  */
 struct rdmacg_pool {
 	struct rdmacg_pool	*parent;
@@ -119,10 +138,9 @@ struct rdmacg_pool {
 		struct list_head	dev_link;
 		struct rcu_head		rcu;
 	};
-	struct rdmacg_counter	res[RDMACG_RESOURCE_MAX];
-	struct rdmacg_events	*events;
+	struct rdmacg_count	res[RDMACG_NR_COUNTS];
+	struct rdmacg_pool_ext	*ext;
 };
-
 /**
  * struct rdmacg_pool_table - the pools of one cgroup for device ids from 1
  * @nr: number of slots, as many as the allocation holds
@@ -239,25 +257,50 @@ static __always_inline bool rdmacg_fits(u64 usage, u64 amount, u64 max)
 }
 
 /**
- * rdmacg_counter_try_add() - add to the usage unless that would pass the
- *	limit
+ * rdmacg_count_try_add() - add one unit unless that would pass the limit
  * @c: counter
- * @amount: units to add, not 0
  *
- * The limit is read again once the amount is added, in case
+ * The limit is read again once the unit is added, in case
  * rdmacg_set_limit() lowered it meanwhile. The cmpxchg is fully ordered,
  * and so is the barrier that follows the writer's store: either this
- * second read sees the new limit, and the amount is given back, or the
- * writer's later reads see the amount, which was then added before the
+ * second read sees the new limit, and the unit is given back, or the
+ * writer's later reads see the unit, which was then added before the
  * write, like any usage above a newly lowered limit. So once a write has
- * returned, no amount is added here beyond its limit; an amount added
- * before stays, even if the charge it belongs to has more levels to pass.
+ * returned, no unit is added here beyond its limit; a unit added before
+ * stays, even if the charge it belongs to has more levels to pass.
+ *
+ * Context: Any context.
+ * Return: the usage with the unit added, or 0 if nothing was added.
+ */
+static __always_inline u64 rdmacg_count_try_add(struct rdmacg_count *c)
+{
+	int usage = atomic_read(&c->usage);
+
+	do {
+		if (usage >= atomic_read(&c->max))
+			return 0;
+	} while (!atomic_try_cmpxchg(&c->usage, &usage, usage + 1));
+
+	rdmacg_race(RDMACG_RACE_ADDED, c);
+	if (unlikely(usage >= atomic_read(&c->max))) {
+		atomic_dec(&c->usage);
+		return 0;
+	}
+	return usage + 1;
+}
+
+/**
+ * rdmacg_bytes_try_add() - add bytes unless that would pass the limit
+ * @c: counter
+ * @amount: bytes to add, not 0
+ *
+ * As rdmacg_count_try_add(), for an amount.
  *
  * Context: Any context.
  * Return: the usage with @amount added, or 0 if nothing was added.
  */
-static __always_inline u64 rdmacg_counter_try_add(struct rdmacg_counter *c,
-						  u64 amount)
+static __always_inline u64 rdmacg_bytes_try_add(struct rdmacg_bytes *c,
+						u64 amount)
 {
 	s64 usage = atomic64_read(&c->usage);
 
@@ -274,48 +317,100 @@ static __always_inline u64 rdmacg_counter_try_add(struct rdmacg_counter *c,
 	return (u64)usage + amount;
 }
 
+/* The mr_mem counter of a pool whose ext a charge has seen. */
+static __always_inline struct rdmacg_bytes *
+rdmacg_bytes(struct rdmacg_pool *pool)
+{
+	/* Published before the acquire that found the leaf's: see @ext. */
+	return &READ_ONCE(pool->ext)->mr_mem;
+}
+
+/* Add @amount of @type at one level, as the two functions above. */
+static __always_inline u64 rdmacg_try_add(struct rdmacg_pool *pool,
+					  enum rdmacg_resource_type type,
+					  u64 amount)
+{
+	if (type == RDMACG_RESOURCE_MR_MEM)
+		return rdmacg_bytes_try_add(rdmacg_bytes(pool), amount);
+	return rdmacg_count_try_add(&pool->res[type]);
+}
+
+/* The peak of @type at one level. */
+static __always_inline u64 rdmacg_peak(struct rdmacg_pool *pool,
+				       enum rdmacg_resource_type type)
+{
+	if (type == RDMACG_RESOURCE_MR_MEM)
+		return atomic64_read(&rdmacg_bytes(pool)->peak);
+	return atomic_read(&pool->res[type].peak);
+}
+
+/* The usage of @type at one level. */
+static __always_inline u64 rdmacg_usage(struct rdmacg_pool *pool,
+					enum rdmacg_resource_type type)
+{
+	if (type == RDMACG_RESOURCE_MR_MEM)
+		return atomic64_read(&rdmacg_bytes(pool)->usage);
+	return atomic_read(&pool->res[type].usage);
+}
+
 /**
- * rdmacg_counter_raise_peak() - record a usage the counter has reached
- * @c: counter
- * @usage: what rdmacg_counter_try_add() returned for a charge that every
- *	level has accepted, or above the first %RDMACG_PEAK_LEVELS levels
- *	the usage read once it had
- *
- * Called only after the whole charge succeeded, so a refused charge never
- * shows in a peak. What rdmacg_counter_try_add() returned counts every
- * unit held at the moment of the cmpxchg, so the peak never misses a usage
- * that really occurred; it can exceed it only by what concurrent charges
- * held at that moment and then gave back, at most one charge's amount per
- * charge in flight through the level. A usage read later may be lower by
- * what was uncharged in between, and the peak then misses that much.
+ * rdmacg_raise_peak() - record a usage one level has reached
+ * @pool: the level
+ * @type: resource
+ * @usage: what rdmacg_try_add() returned there for a charge that every
+ *	level has accepted, or the usage read afterwards (see
+ *	rdmacg_charge_peaks())
  *
  * Context: Any context.
  */
-static __always_inline void rdmacg_counter_raise_peak(struct rdmacg_counter *c,
-						      u64 usage)
+static void rdmacg_raise_peak(struct rdmacg_pool *pool,
+			      enum rdmacg_resource_type type, u64 usage)
 {
-	s64 peak = atomic64_read(&c->peak);
+	atomic64_t *peak64;
+	atomic_t *peak;
+	s64 old64;
+	int old;
 
-	while (usage > (u64)peak &&
-	       !atomic64_try_cmpxchg(&c->peak, &peak, usage))
+	if (type == RDMACG_RESOURCE_MR_MEM) {
+		peak64 = &rdmacg_bytes(pool)->peak;
+		old64 = atomic64_read(peak64);
+		while (usage > (u64)old64 &&
+		       !atomic64_try_cmpxchg(peak64, &old64, usage))
+			;
+		return;
+	}
+	peak = &pool->res[type].peak;
+	old = atomic_read(peak);
+	while ((int)usage > old && !atomic_try_cmpxchg(peak, &old, usage))
 		;
 }
 
 /**
- * rdmacg_counter_sub() - give units back
- * @c: counter
+ * rdmacg_sub() - give units back at one level
+ * @pool: the level
+ * @type: resource
  * @amount: units to give back
  *
  * Context: Any context.
  */
-static __always_inline void rdmacg_counter_sub(struct rdmacg_counter *c,
-					       u64 amount)
+static __always_inline void rdmacg_sub(struct rdmacg_pool *pool,
+				       enum rdmacg_resource_type type,
+				       u64 amount)
 {
-	u64 usage = atomic64_fetch_sub(amount, &c->usage);
+	struct rdmacg_bytes *b;
+	bool under;
 
-	/* Only a caller's bug gets here below zero; undo it then. */
-	if (WARN_ONCE(usage < amount, "rdmacg: more uncharges than charges\n"))
-		atomic64_add(amount, &c->usage);
+	if (type == RDMACG_RESOURCE_MR_MEM) {
+		b = rdmacg_bytes(pool);
+		under = (u64)atomic64_fetch_sub(amount, &b->usage) < amount;
+		/* Only a caller's bug gets here below zero; undo it then. */
+		if (WARN_ONCE(under, "rdmacg: more uncharges than charges\n"))
+			atomic64_add(amount, &b->usage);
+		return;
+	}
+	under = atomic_sub_return(amount, &pool->res[type].usage) < 0;
+	if (WARN_ONCE(under, "rdmacg: more uncharges than charges\n"))
+		atomic_add(amount, &pool->res[type].usage);
 }
 
 /**
@@ -480,16 +575,16 @@ static struct rdmacg_pool *rdmacg_pool_add(struct rdma_cgroup *cg,
 					   struct rdmacg_pool *parent,
 					   struct rdmacg_device *dev)
 {
-	enum rdmacg_resource_type type;
 	struct rdmacg_pool *pool;
+	int i;
 
 	pool = kzalloc(sizeof(*pool), GFP_KERNEL_ACCOUNT);
 	if (!pool)
 		return ERR_PTR(-ENOMEM);
 	pool->parent = parent;
 	pool->cg = cg;
-	for (type = 0; type < RDMACG_RESOURCE_MAX; type++)
-		atomic64_set(&pool->res[type].max, rdmacg_unlimited(type));
+	for (i = 0; i < RDMACG_NR_COUNTS; i++)
+		atomic_set(&pool->res[i].max, RDMACG_MAX);
 
 	if (rdmacg_table_store(cg, dev->id, pool)) {
 		kfree(pool);
@@ -541,59 +636,188 @@ static struct rdmacg_pool *rdmacg_pool_ensure(struct rdma_cgroup *cg,
 	}
 }
 
-static void rdmacg_pool_free_rcu(struct rcu_head *head)
+static void rdmacg_pool_free(struct rdmacg_pool *pool)
 {
-	struct rdmacg_pool *pool = container_of(head, struct rdmacg_pool, rcu);
-
-	kfree(pool->events);
+	kfree(pool->ext);
 	kfree(pool);
 }
 
+static void rdmacg_pool_free_rcu(struct rcu_head *head)
+{
+	rdmacg_pool_free(container_of(head, struct rdmacg_pool, rcu));
+}
+
 /**
- * rdmacg_events_ensure() - the event counters of @cg for @dev
+ * rdmacg_ext_ensure() - the ext of the pool of @cg for @dev
  * @cg: a non-root cgroup the caller keeps alive
  * @dev: the device
  *
+ * Creates the pool if needed, and the ext of every pool up the parent
+ * chain that has none, from the top down.
+ *
  * Context: Process context, under &rdmacg_device.pools_lock; may sleep.
- * Return: the counters, creating the pool and the counters if needed, or
- * %NULL if that fails or @dev is being unregistered.
+ * Return: the ext, which lives as long as its pool (see
+ * rdmacg_pool_ensure()); ERR_PTR(-ENODEV) once @dev is being
+ * unregistered; ERR_PTR(-ENOMEM).
  */
-static struct rdmacg_events *rdmacg_events_ensure(struct rdma_cgroup *cg,
-						  struct rdmacg_device *dev)
+static struct rdmacg_pool_ext *rdmacg_ext_ensure(struct rdma_cgroup *cg,
+						 struct rdmacg_device *dev)
 {
-	struct rdmacg_pool *pool = rdmacg_pool_ensure(cg, dev);
-	struct rdmacg_events *events;
+	struct rdmacg_pool *leaf = rdmacg_pool_ensure(cg, dev);
+	struct rdmacg_pool *pool, *missing;
+	struct rdmacg_pool_ext *ext;
 
-	if (IS_ERR(pool))
-		return NULL;
-	if (!pool->events) {
-		events = kzalloc(sizeof(*events), GFP_KERNEL_ACCOUNT);
-		if (!events)
-			return NULL;
-		/* The files and rdmacg_count_refusal() read it locklessly. */
-		smp_store_release(&pool->events, events);
+	if (IS_ERR(leaf))
+		return ERR_CAST(leaf);
+	while (!leaf->ext) {
+		/* The highest pool without one; its parent has one. */
+		for (pool = leaf; pool && !pool->ext; pool = pool->parent)
+			missing = pool;
+		ext = kzalloc(sizeof(*ext), GFP_KERNEL_ACCOUNT);
+		if (!ext)
+			return ERR_PTR(-ENOMEM);
+		atomic64_set(&ext->mr_mem.max, RDMACG_MR_MEM_MAX);
+		/* Charges and the files read it locklessly. */
+		smp_store_release(&missing->ext, ext);
 	}
-	return pool->events;
+	return leaf->ext;
 }
 
 /*
- * Levels whose usage a charge remembers for their peaks; deeper ones read
- * their usage again (see rdmacg_charge()).
+ * Levels up from the lowest new peak whose usage a charge remembers;
+ * higher ones read their usage again (see rdmacg_charge_peaks()).
  */
-#define RDMACG_PEAK_LEVELS	8
+#define RDMACG_PEAK_LEVELS	16
+
+/**
+ * rdmacg_charge_refused() - undo a charge a level refused
+ * @leaf: the first level charged
+ * @pool: the level that refused, which kept nothing
+ * @type: resource
+ * @amount: units of the charge
+ * @limited: set to the cgroup of @pool
+ *
+ * The levels below @pool give their share back; no peak was raised.
+ *
+ * Context: Under the RCU read lock of the charge.
+ * Return: -EAGAIN.
+ */
+static noinline __cold int
+rdmacg_charge_refused(struct rdmacg_pool *leaf, struct rdmacg_pool *pool,
+		      enum rdmacg_resource_type type, u64 amount,
+		      struct rdma_cgroup **limited)
+{
+	*limited = pool->cg;
+	for (; leaf != pool; leaf = leaf->parent)
+		rdmacg_sub(leaf, type, amount);
+	return -EAGAIN;
+}
+
+/**
+ * rdmacg_charge_peaks() - finish a charge that reached a new peak
+ * @leaf: the first level charged
+ * @from: the lowest level whose usage, now @got, passed its peak; the
+ *	levels below it are charged and passed none
+ * @type: resource
+ * @amount: units of the charge
+ * @got: the usage of @from with the charge
+ * @limited: set to the cgroup whose limit refused the charge
+ *
+ * Charges the levels above @from as rdmacg_charge() does, remembering the
+ * usage each level's cmpxchg produced, and only once every level has
+ * accepted raises the peaks of @from and the levels above, so that a
+ * refused charge never shows in a peak. That usage counts every unit held
+ * at the moment of the cmpxchg, so a peak never misses a usage that really
+ * occurred; it can exceed it only by what concurrent charges held at that
+ * moment and then gave back, at most one charge's amount per charge in
+ * flight through the level. Above the first %RDMACG_PEAK_LEVELS levels from
+ * @from the usage is read again, which misses what a concurrent uncharge
+ * gave back meanwhile.
+ *
+ * Context: Under the RCU read lock of the charge.
+ * Return: 0, or -EAGAIN if a limit refused the charge (@limited is set).
+ */
+static noinline __cold int
+rdmacg_charge_peaks(struct rdmacg_pool *leaf, struct rdmacg_pool *from,
+		    enum rdmacg_resource_type type, u64 amount, u64 got,
+		    struct rdma_cgroup **limited)
+{
+	u64 usage[RDMACG_PEAK_LEVELS];
+	struct rdmacg_pool *pool;
+	int level = 0;
+
+	usage[level++] = got;
+	for (pool = from->parent; pool; pool = pool->parent) {
+		got = rdmacg_try_add(pool, type, amount);
+		if (!got)
+			return rdmacg_charge_refused(leaf, pool, type, amount,
+						     limited);
+		rdmacg_race(RDMACG_RACE_LEVEL, pool);
+		if (level < RDMACG_PEAK_LEVELS)
+			usage[level++] = got;
+	}
+	rdmacg_race(RDMACG_RACE_CHARGED, leaf);
+	for (pool = from, level = 0; pool; pool = pool->parent, level++)
+		rdmacg_raise_peak(pool, type, level < RDMACG_PEAK_LEVELS ?
+				  usage[level] : rdmacg_usage(pool, type));
+	return 0;
+}
+
+/**
+ * rdmacg_charge_prepare() - what rdmacg_charge() does without a pool
+ * @cg: the cgroup charged, kept alive by the caller
+ * @dev: the device
+ * @type: resource
+ *
+ * Creates the pools of @cg for @dev, and for pinned memory their ext,
+ * outside RCU: the caller looks up again, since only a lookup under RCU
+ * keeps a pool valid.
+ *
+ * Context: Process context, under rcu_read_lock(), which it drops to
+ * sleep.
+ * Return: 0 to look up again; 1 to charge nothing: @dev is not accounted
+ * for, or @cg is the root; -ENODEV if @dev is not registered; -ENOMEM.
+ */
+static noinline __cold int
+rdmacg_charge_prepare(struct rdma_cgroup *cg, struct rdmacg_device *dev,
+		      enum rdmacg_resource_type type)
+{
+	int ret;
+
+	switch (rdmacg_device_state(dev)) {
+	case RDMACG_DEV_ACCOUNTED:
+		break;
+	case RDMACG_DEV_UNACCOUNTED:
+		return 1;
+	default:
+		return -ENODEV;
+	}
+	if (!rdmacg_below_root(cg))
+		return 1;
+
+	rcu_read_unlock();
+	mutex_lock(&dev->pools_lock);
+	if (type == RDMACG_RESOURCE_MR_MEM)
+		ret = PTR_ERR_OR_ZERO(rdmacg_ext_ensure(cg, dev));
+	else
+		ret = PTR_ERR_OR_ZERO(rdmacg_pool_ensure(cg, dev));
+	mutex_unlock(&dev->pools_lock);
+	rcu_read_lock();
+	return ret;
+}
 
 /**
  * rdmacg_charge() - charge @amount to @cg and each of its ancestors
  * @cg: the cgroup that owns the resource, kept alive by the caller
  * @dev: the device
- * @type: resource
- * @amount: units to charge, not 0
+ * @type: resource, a constant where this is inlined
+ * @amount: units to charge, not 0; 1 for a count
  * @limited: set to the cgroup whose limit refused the charge
  *
- * The amount is added from @cg upwards; when a level refuses, the levels
- * below it give their share back, so on failure no level keeps anything
- * and no peak moved. Until then the amount shows in the usage of those
- * levels, and a child can for that moment read above its parent. A
+ * The amount is added from @cg upwards in one walk; when a level refuses,
+ * the levels below it give their share back, so on failure no level keeps
+ * anything and no peak moved. Until then the amount shows in the usage of
+ * those levels, and a child can for that moment read above its parent. A
  * concurrent charge that meets such a passing amount at its limit is
  * refused there, although the limit that really is exhausted may be an
  * ancestor's, or none once the amount is given back (the pids controller
@@ -602,10 +826,9 @@ static struct rdmacg_events *rdmacg_events_ensure(struct rdma_cgroup *cg,
  * the lowest level whose limit it would pass. Telling passing amounts
  * apart would cost one more atomic operation per level on every charge.
  *
- * Peaks are raised with the usage each level's cmpxchg produced, recorded
- * for the first %RDMACG_PEAK_LEVELS levels; higher levels read their usage
- * again, which may miss an amount given back meanwhile by a concurrent
- * uncharge.
+ * A level whose new usage stays within its peak costs the cmpxchg and a
+ * load of the peak; the first that passes it hands the rest of the charge
+ * to rdmacg_charge_peaks().
  *
  * Context: Process context; may sleep to create missing pools.
  * Return: 0, -EAGAIN if a limit refused the charge (@limited is set),
@@ -617,58 +840,41 @@ static __always_inline int rdmacg_charge(struct rdma_cgroup *cg,
 					 u64 amount,
 					 struct rdma_cgroup **limited)
 {
-	u64 usage[RDMACG_PEAK_LEVELS], got;
 	struct rdmacg_pool *leaf, *pool;
-	int ret = 0, level;
+	int ret = 0;
+	u64 got;
 
 	rcu_read_lock();
 	for (;;) {
-		switch (rdmacg_device_state(dev)) {
-		case RDMACG_DEV_ACCOUNTED:
-			break;
-		case RDMACG_DEV_UNACCOUNTED:
-			goto out;
-		default:
-			ret = -ENODEV;
+		if (likely(rdmacg_device_alive(dev))) {
+			leaf = rdmacg_pool_lookup(cg, dev);
+			/* Pairs with the release in rdmacg_ext_ensure(). */
+			if (likely(leaf) && (type != RDMACG_RESOURCE_MR_MEM ||
+					     smp_load_acquire(&leaf->ext)))
+				break;
+		}
+		ret = rdmacg_charge_prepare(cg, dev, type);
+		if (ret) {
+			ret = min(ret, 0);
 			goto out;
 		}
-		if (!rdmacg_below_root(cg))
-			goto out;
-		leaf = rdmacg_pool_lookup(cg, dev);
-		if (likely(leaf))
-			break;
-		/*
-		 * Create the pools outside RCU, then look up again: only a
-		 * lookup under RCU keeps a pool valid.
-		 */
-		rcu_read_unlock();
-		mutex_lock(&dev->pools_lock);
-		ret = PTR_ERR_OR_ZERO(rdmacg_pool_ensure(cg, dev));
-		mutex_unlock(&dev->pools_lock);
-		rcu_read_lock();
-		if (ret)
-			goto out;
 	}
 
-	for (pool = leaf, level = 0; pool; pool = pool->parent, level++) {
-		got = rdmacg_counter_try_add(&pool->res[type], amount);
+	for (pool = leaf; pool; pool = pool->parent) {
+		got = rdmacg_try_add(pool, type, amount);
 		if (unlikely(!got)) {
-			*limited = pool->cg;
-			ret = -EAGAIN;
-			for (; leaf != pool; leaf = leaf->parent)
-				rdmacg_counter_sub(&leaf->res[type], amount);
+			ret = rdmacg_charge_refused(leaf, pool, type, amount,
+						    limited);
 			goto out;
 		}
-		if (level < RDMACG_PEAK_LEVELS)
-			usage[level] = got;
 		rdmacg_race(RDMACG_RACE_LEVEL, pool);
+		if (unlikely(got > rdmacg_peak(pool, type))) {
+			ret = rdmacg_charge_peaks(leaf, pool, type, amount, got,
+						  limited);
+			goto out;
+		}
 	}
 	rdmacg_race(RDMACG_RACE_CHARGED, leaf);
-	for (pool = leaf, level = 0; pool; pool = pool->parent, level++) {
-		got = level < RDMACG_PEAK_LEVELS ? usage[level] :
-			atomic64_read(&pool->res[type].usage);
-		rdmacg_counter_raise_peak(&pool->res[type], got);
-	}
 out:
 	rcu_read_unlock();
 	return ret;
@@ -676,7 +882,7 @@ out:
 
 /**
  * rdmacg_events_add() - count events of one resource at one level
- * @events: the level's counters
+ * @ext: the level's ext
  * @type: resource
  * @mask: the events, as bits of &enum rdmacg_event
  *
@@ -686,11 +892,11 @@ out:
  *
  * Context: Any context.
  */
-static void rdmacg_events_add(struct rdmacg_events *events,
+static void rdmacg_events_add(struct rdmacg_pool_ext *ext,
 			      enum rdmacg_resource_type type,
 			      unsigned long mask)
 {
-	atomic64_t *count = events->count[type];
+	atomic64_t *count = ext->events[type];
 	unsigned int ev;
 
 	for_each_set_bit(ev, &mask, RDMACG_NR_EVENTS) {
@@ -709,22 +915,21 @@ static void rdmacg_events_add(struct rdmacg_events *events,
  *
  * Counts the failure at @cg and its ancestors, the limit hit at @limited and
  * its ancestors, and wakes the readers of the files that changed. Levels
- * whose counters exist are counted under RCU. The first event of a level
- * takes the device's pools_lock to allocate its counters (every level
- * already has a pool: the refused charge found its cgroup's, and pools are
- * created with their ancestors). If memory runs out the event is not
- * counted at that level; once @dev is being unregistered nothing more is
- * counted.
+ * whose ext exists are counted under RCU. The first event of a level
+ * takes the device's pools_lock to allocate its ext (every level already
+ * has a pool: the refused charge found its cgroup's, and pools are created
+ * with their ancestors). If memory runs out the event is not counted at
+ * that level; once @dev is being unregistered nothing more is counted.
  *
  * Context: Process context; may sleep.
  */
-static void rdmacg_count_refusal(struct rdma_cgroup *cg,
-				 struct rdma_cgroup *limited,
-				 struct rdmacg_device *dev,
-				 enum rdmacg_resource_type type)
+static noinline __cold void rdmacg_count_refusal(struct rdma_cgroup *cg,
+						 struct rdma_cgroup *limited,
+						 struct rdmacg_device *dev,
+						 enum rdmacg_resource_type type)
 {
 	unsigned long mask, hit = 0;
-	struct rdmacg_events *events;
+	struct rdmacg_pool_ext *ext;
 	struct rdmacg_pool *pool;
 	struct rdma_cgroup *p;
 	bool alive;
@@ -743,22 +948,24 @@ static void rdmacg_count_refusal(struct rdma_cgroup *cg,
 		/* A dead device's id may belong to another device by now. */
 		alive = rdmacg_device_alive(dev);
 		pool = alive ? rdmacg_pool_lookup(p, dev) : NULL;
-		/* Pairs with the release in rdmacg_events_ensure(). */
-		events = pool ? smp_load_acquire(&pool->events) : NULL;
-		if (events)
-			rdmacg_events_add(events, type, mask);
+		/* Pairs with the release in rdmacg_ext_ensure(). */
+		ext = pool ? smp_load_acquire(&pool->ext) : NULL;
+		if (ext)
+			rdmacg_events_add(ext, type, mask);
 		rcu_read_unlock();
 		if (!alive)
 			return;
 
-		if (!events) {
+		if (!ext) {
 			mutex_lock(&dev->pools_lock);
-			events = rdmacg_events_ensure(p, dev);
-			if (events)
-				rdmacg_events_add(events, type, mask);
+			ext = rdmacg_ext_ensure(p, dev);
+			if (IS_ERR(ext))
+				ext = NULL;
+			else
+				rdmacg_events_add(ext, type, mask);
 			mutex_unlock(&dev->pools_lock);
 		}
-		if (!events)
+		if (!ext)
 			continue;
 
 		cgroup_file_notify(&p->events_file);
@@ -793,7 +1000,7 @@ rdmacg_charge_counted(struct rdma_cgroup *cg, struct rdmacg_device *dev,
  * rdmacg_uncharge_amount() - give @amount back at @cg and its ancestors
  * @cg: the cgroup charged
  * @dev: the device of the charge
- * @type: the resource of the charge
+ * @type: the resource of the charge, a constant where this is inlined
  * @amount: units charged
  *
  * Once @dev has been unregistered its charges are gone, and nothing is
@@ -811,8 +1018,12 @@ rdmacg_uncharge_amount(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 	if (likely(rdmacg_device_alive(dev))) {
 		pool = rdmacg_pool_lookup(cg, dev);
 		rdmacg_race(RDMACG_RACE_UNCHARGE, pool);
+		/* A charge of pinned memory left an ext at every level. */
+		if (type == RDMACG_RESOURCE_MR_MEM && pool &&
+		    WARN_ON_ONCE(!smp_load_acquire(&pool->ext)))
+			pool = NULL;
 		for (; pool; pool = pool->parent)
-			rdmacg_counter_sub(&pool->res[type], amount);
+			rdmacg_sub(pool, type, amount);
 	}
 	rcu_read_unlock();
 }
@@ -828,9 +1039,9 @@ rdmacg_uncharge_amount(struct rdma_cgroup *cg, struct rdmacg_device *dev,
  * css until rdmacg_uncharge() is called with it: that keeps the cgroup, and
  * through cgroup core its ancestors, allocated, so their pools are not
  * freed under a charged resource except by unregistration, after which
- * uncharges of the device only drop the reference. A device the controller could not
- * account for (see rdmacg_register_device()) is not limited: the charge
- * succeeds and counts nothing.
+ * uncharges of the device only drop the reference. A device the controller
+ * could not account for (see rdmacg_register_device()) is not limited: the
+ * charge succeeds and counts nothing.
  *
  * Context: Process context; may sleep the first time a cgroup charges
  * @dev.
@@ -879,6 +1090,71 @@ void rdmacg_uncharge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 	css_put(&cg->css);
 }
 EXPORT_SYMBOL(rdmacg_uncharge);
+
+/**
+ * rdmacg_try_charge_obj() - charge an object of a context to the current
+ *	task's cgroup
+ * @rdmacg: where to store the charged cgroup, for rdmacg_uncharge_obj()
+ * @ctx_cg: the cgroup rdmacg_try_charge() stored for the object's context
+ * @dev: a registered device
+ *
+ * Charges one %RDMACG_RESOURCE_HCA_OBJECT as rdmacg_try_charge() does, but
+ * takes no reference when the task is still in @ctx_cg: the context's
+ * charge keeps that cgroup, its ancestors and their pools alive for as long
+ * as the caller guarantees the object to be uncharged before the context
+ * (ib_core destroys every object of a context before the context). A task
+ * that moved to another cgroup after creating the context charges that
+ * cgroup, with a reference of its own, since the context's keeps only
+ * @ctx_cg alive.
+ *
+ * Context: Process context; may sleep the first time a cgroup charges
+ * @dev.
+ * Return: as rdmacg_try_charge().
+ */
+int rdmacg_try_charge_obj(struct rdma_cgroup **rdmacg,
+			  struct rdma_cgroup *ctx_cg,
+			  struct rdmacg_device *dev)
+{
+	struct cgroup_subsys_state *css;
+	int ret;
+
+	/* Only compared: the task may move at any time, as for any charge. */
+	rcu_read_lock();
+	css = task_css(current, rdma_cgrp_id);
+	rcu_read_unlock();
+	if (unlikely(css != &ctx_cg->css)) {
+		ret = rdmacg_try_charge(rdmacg, dev, RDMACG_RESOURCE_HCA_OBJECT);
+		/* Moved back meanwhile: the context's reference will do. */
+		if (!ret && *rdmacg == ctx_cg)
+			css_put(&ctx_cg->css);
+		return ret;
+	}
+	ret = rdmacg_charge_counted(ctx_cg, dev, RDMACG_RESOURCE_HCA_OBJECT, 1);
+	if (likely(!ret))
+		*rdmacg = ctx_cg;
+	return ret;
+}
+EXPORT_SYMBOL(rdmacg_try_charge_obj);
+
+/**
+ * rdmacg_uncharge_obj() - return an object charged by rdmacg_try_charge_obj()
+ * @cg: the cgroup rdmacg_try_charge_obj() stored
+ * @ctx_cg: the cgroup of the object's context, still charged for it
+ * @dev: the device of the charge
+ *
+ * Drops the reference the charge took, if it took one (@cg is not
+ * @ctx_cg).
+ *
+ * Context: Any context.
+ */
+void rdmacg_uncharge_obj(struct rdma_cgroup *cg, struct rdma_cgroup *ctx_cg,
+			 struct rdmacg_device *dev)
+{
+	rdmacg_uncharge_amount(cg, dev, RDMACG_RESOURCE_HCA_OBJECT, 1);
+	if (cg != ctx_cg)
+		css_put(&cg->css);
+}
+EXPORT_SYMBOL(rdmacg_uncharge_obj);
 
 /**
  * rdmacg_try_charge_mr_mem() - charge pinned memory to the current task's
@@ -1037,10 +1313,8 @@ void rdmacg_unregister_device(struct rdmacg_device *dev)
 	 */
 	rdmacg_race(RDMACG_RACE_UNREGISTER, dev);
 	synchronize_rcu();
-	list_for_each_entry_safe(pool, next, &pools, dev_link) {
-		kfree(pool->events);
-		kfree(pool);
-	}
+	list_for_each_entry_safe(pool, next, &pools, dev_link)
+		rdmacg_pool_free(pool);
 	ida_free(&rdmacg_ids, dev->id);
 }
 EXPORT_SYMBOL(rdmacg_unregister_device);
@@ -1062,6 +1336,7 @@ static struct rdmacg_device *rdmacg_device_find(const char *name, size_t len)
  * @cg: a non-root cgroup the caller keeps alive
  * @name: the device name, not NUL-terminated
  * @len: its length
+ * @ext: whether the pool needs its ext (to limit pinned memory)
  *
  * Context: Process context, under rdmacg_registry_mutex, which keeps the
  * pool valid; may sleep.
@@ -1069,10 +1344,12 @@ static struct rdmacg_device *rdmacg_device_find(const char *name, size_t len)
  * device has that name; ERR_PTR(-ENOMEM).
  */
 static struct rdmacg_pool *rdmacg_pool_to_limit(struct rdma_cgroup *cg,
-						const char *name, size_t len)
+						const char *name, size_t len,
+						bool ext)
 {
 	struct rdmacg_device *dev;
 	struct rdmacg_pool *pool;
+	int ret = 0;
 
 	lockdep_assert_held(&rdmacg_registry_mutex);
 	dev = rdmacg_device_find(name, len);
@@ -1080,21 +1357,26 @@ static struct rdmacg_pool *rdmacg_pool_to_limit(struct rdma_cgroup *cg,
 		return ERR_PTR(-ENODEV);
 	mutex_lock(&dev->pools_lock);
 	pool = rdmacg_pool_ensure(cg, dev);
+	if (ext && !IS_ERR(pool))
+		ret = PTR_ERR_OR_ZERO(rdmacg_ext_ensure(cg, dev));
 	mutex_unlock(&dev->pools_lock);
-	return pool;
+	return ret ? ERR_PTR(ret) : pool;
 }
 
 /*
  * Set a limit of a pool found by rdmacg_pool_to_limit(). Charges that read
  * the old limit check it again after their cmpxchg (see
- * rdmacg_counter_try_add()); the barrier orders the store before the
+ * rdmacg_count_try_add()); the barrier orders the store before the
  * writer's later reads of the usage.
  */
 static void rdmacg_set_limit(struct rdmacg_pool *pool,
 			     enum rdmacg_resource_type type, u64 max)
 {
-	atomic64_set(&pool->res[type].max, max);
-	smp_mb();	/* pairs with the cmpxchg of rdmacg_counter_try_add() */
+	if (type == RDMACG_RESOURCE_MR_MEM)
+		atomic64_set(&pool->ext->mr_mem.max, max);
+	else
+		atomic_set(&pool->res[type].max, max);
+	smp_mb();	/* pairs with the cmpxchg of rdmacg_*_try_add() */
 }
 
 /**
@@ -1125,7 +1407,7 @@ static int rdmacg_set_max(struct rdma_cgroup *cg, const char *buf, size_t len)
 		ret = rdmacg_device_find(req.dev, req.dev_len) ? 0 : -ENODEV;
 		goto out;
 	}
-	pool = rdmacg_pool_to_limit(cg, req.dev, req.dev_len);
+	pool = rdmacg_pool_to_limit(cg, req.dev, req.dev_len, false);
 	ret = PTR_ERR_OR_ZERO(pool);
 	for (i = 0; !ret && i < RDMACG_NR_COUNTS; i++)
 		if (req.mask & BIT(i))
@@ -1157,7 +1439,7 @@ static int rdmacg_set_mr_mem_max(struct rdma_cgroup *cg, const char *buf,
 		return ret;
 
 	mutex_lock(&rdmacg_registry_mutex);
-	pool = rdmacg_pool_to_limit(cg, req.dev, req.dev_len);
+	pool = rdmacg_pool_to_limit(cg, req.dev, req.dev_len, true);
 	ret = PTR_ERR_OR_ZERO(pool);
 	if (!ret)
 		rdmacg_set_limit(pool, RDMACG_RESOURCE_MR_MEM, req.value);
@@ -1181,17 +1463,35 @@ static ssize_t rdmacg_mr_mem_max_write(struct kernfs_open_file *of,
 	return ret ?: nbytes;
 }
 
-static u64 rdmacg_counter_value(struct rdmacg_counter *c,
-				enum rdmacg_value what)
+/*
+ * A value of resource @type of @pool, which the caller keeps valid, or of a
+ * cgroup without a pool (or ext) when @pool is %NULL.
+ */
+static u64 rdmacg_value(struct rdmacg_pool *pool,
+			enum rdmacg_resource_type type, enum rdmacg_value what)
 {
-	switch (what) {
-	case RDMACG_VAL_MAX:
-		return (u64)atomic64_read(&c->max);
-	case RDMACG_VAL_CURRENT:
-		return atomic64_read(&c->usage);
-	default:
-		return atomic64_read(&c->peak);
+	struct rdmacg_pool_ext *ext;
+
+	if (pool && type == RDMACG_RESOURCE_MR_MEM) {
+		/* Pairs with the release in rdmacg_ext_ensure(). */
+		ext = smp_load_acquire(&pool->ext);
+		if (!ext)
+			pool = NULL;
 	}
+	if (!pool)
+		return what == RDMACG_VAL_MAX ? rdmacg_unlimited(type) : 0;
+	if (type == RDMACG_RESOURCE_MR_MEM) {
+		if (what == RDMACG_VAL_MAX)
+			return atomic64_read(&ext->mr_mem.max);
+		if (what == RDMACG_VAL_CURRENT)
+			return atomic64_read(&ext->mr_mem.usage);
+		return atomic64_read(&ext->mr_mem.peak);
+	}
+	if (what == RDMACG_VAL_MAX)
+		return atomic_read(&pool->res[type].max);
+	if (what == RDMACG_VAL_CURRENT)
+		return atomic_read(&pool->res[type].usage);
+	return atomic_read(&pool->res[type].peak);
 }
 
 /* Print " VALUE" or " KEY=VALUE" for resource @type of @pool. */
@@ -1199,12 +1499,8 @@ static void rdmacg_print_value(struct seq_file *seq, struct rdmacg_pool *pool,
 			       enum rdmacg_resource_type type,
 			       enum rdmacg_value what, const char *key)
 {
-	u64 val;
+	u64 val = rdmacg_value(pool, type, what);
 
-	if (pool)
-		val = rdmacg_counter_value(&pool->res[type], what);
-	else
-		val = what == RDMACG_VAL_MAX ? rdmacg_unlimited(type) : 0;
 	seq_putc(seq, ' ');
 	if (key)
 		seq_printf(seq, "%s=", key);
@@ -1254,21 +1550,21 @@ static void rdmacg_print_events(struct seq_file *seq, struct rdma_cgroup *cg,
 	enum rdmacg_event hit_ev = local ? RDMACG_EV_MAX_LOCAL : RDMACG_EV_MAX;
 	enum rdmacg_event fail_ev = local ? RDMACG_EV_FAIL_LOCAL : RDMACG_EV_FAIL;
 	struct rdmacg_device *dev;
+	struct rdmacg_pool_ext *ext;
 	struct rdmacg_pool *pool;
-	struct rdmacg_events *events;
 	u64 hit, fail;
 	int i;
 
 	mutex_lock(&rdmacg_registry_mutex);
 	list_for_each_entry(dev, &rdmacg_registry, dev_node) {
 		pool = rdmacg_pool_lookup_locked(cg, dev);
-		/* Pairs with the release in rdmacg_events_ensure(). */
-		events = pool ? smp_load_acquire(&pool->events) : NULL;
+		/* Pairs with the release in rdmacg_ext_ensure(). */
+		ext = pool ? smp_load_acquire(&pool->ext) : NULL;
 		seq_puts(seq, dev->name);
 		for (i = 0; i < RDMACG_RESOURCE_MAX; i++) {
 			/* Hits before failures: see rdmacg_events_add(). */
-			hit = events ? atomic64_read_acquire(&events->count[i][hit_ev]) : 0;
-			fail = events ? atomic64_read(&events->count[i][fail_ev]) : 0;
+			hit = ext ? atomic64_read_acquire(&ext->events[i][hit_ev]) : 0;
+			fail = ext ? atomic64_read(&ext->events[i][fail_ev]) : 0;
 			seq_printf(seq, " %s.max=%llu %s.alloc_fail=%llu",
 				   rdmacg_names[i], hit, rdmacg_names[i], fail);
 		}

@@ -77,6 +77,47 @@ void ib_rdmacg_uncharge(struct ib_rdmacg_object *cg_obj,
 EXPORT_SYMBOL(ib_rdmacg_uncharge);
 
 /**
+ * ib_rdmacg_try_charge_obj() - charge a uverbs object to the caller's cgroup
+ * @cg_obj: object that remembers the charged cgroup for the uncharge
+ * @ctx_obj: the charge of the object's ucontext
+ * @device: device the object is created on
+ *
+ * Charges one hca_object. The ucontext's charge keeps its cgroup alive
+ * until ib_rdmacg_uncharge() of the ucontext, which comes after every
+ * object of the ucontext was destroyed: the object takes a cgroup
+ * reference of its own only if the caller has moved to another cgroup
+ * since it created the ucontext.
+ *
+ * Context: Process context; may sleep.
+ * Return: 0 on success, -EAGAIN if a limit would be exceeded, or another
+ * negative errno.
+ */
+int ib_rdmacg_try_charge_obj(struct ib_rdmacg_object *cg_obj,
+			     struct ib_rdmacg_object *ctx_obj,
+			     struct ib_device *device)
+{
+	return rdmacg_try_charge_obj(&cg_obj->cg, ctx_obj->cg,
+				     &device->cg_device);
+}
+EXPORT_SYMBOL(ib_rdmacg_try_charge_obj);
+
+/**
+ * ib_rdmacg_uncharge_obj() - return what ib_rdmacg_try_charge_obj() charged
+ * @cg_obj: object filled in by the successful charge
+ * @ctx_obj: the charge of the object's ucontext, not yet returned
+ * @device: device the object was created on
+ *
+ * Context: Any context that may take an RCU read lock.
+ */
+void ib_rdmacg_uncharge_obj(struct ib_rdmacg_object *cg_obj,
+			    struct ib_rdmacg_object *ctx_obj,
+			    struct ib_device *device)
+{
+	rdmacg_uncharge_obj(cg_obj->cg, ctx_obj->cg, &device->cg_device);
+}
+EXPORT_SYMBOL(ib_rdmacg_uncharge_obj);
+
+/**
  * ib_rdmacg_try_charge_pinned() - charge user memory about to be pinned
  * @cg_obj: where to remember the charged cgroup, for the uncharge
  * @device: device the memory is pinned for

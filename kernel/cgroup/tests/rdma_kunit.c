@@ -110,40 +110,53 @@ static bool rdmacg_test_no_pools(struct rdma_cgroup *cg)
 	return empty;
 }
 
-/* The counter of @cg for @device, or NULL when there is no pool. */
-static struct rdmacg_counter *rdmacg_test_res(struct rdma_cgroup *cg,
-					      struct rdmacg_device *device,
-					      enum rdmacg_resource_type index)
+/*
+ * The counter of a count (hca_handle, hca_object) of @cg for @device, or
+ * NULL when there is no pool.
+ */
+static struct rdmacg_count *rdmacg_test_res(struct rdma_cgroup *cg,
+					    struct rdmacg_device *device,
+					    enum rdmacg_resource_type index)
 {
 	struct rdmacg_pool *pool = rdmacg_test_pool(cg, device);
 
-	return pool ? &pool->res[index] : NULL;
+	return pool && index < RDMACG_NR_COUNTS ? &pool->res[index] : NULL;
+}
+
+/* A value of @cg for @device as the files show it. */
+static u64 rdmacg_test_value(struct rdma_cgroup *cg,
+			     struct rdmacg_device *device,
+			     enum rdmacg_resource_type index,
+			     enum rdmacg_value what)
+{
+	u64 val;
+
+	rcu_read_lock();
+	val = rdmacg_value(rdmacg_pool_lookup(cg, device), index, what);
+	rcu_read_unlock();
+	return val;
 }
 
 static u64 rdmacg_test_usage(struct rdma_cgroup *cg,
 			     struct rdmacg_device *device,
 			     enum rdmacg_resource_type index)
 {
-	struct rdmacg_counter *c = rdmacg_test_res(cg, device, index);
-
-	return c ? atomic64_read(&c->usage) : 0;
+	return rdmacg_test_value(cg, device, index, RDMACG_VAL_CURRENT);
 }
 
 /* The limit of @cg for @device, or 0 without a pool: a check then fails. */
 static u64 rdmacg_test_max(struct rdma_cgroup *cg, struct rdmacg_device *device,
 			   enum rdmacg_resource_type index)
 {
-	struct rdmacg_counter *c = rdmacg_test_res(cg, device, index);
-
-	return c ? atomic64_read(&c->max) : 0;
+	if (!rdmacg_test_pool(cg, device))
+		return 0;
+	return rdmacg_test_value(cg, device, index, RDMACG_VAL_MAX);
 }
 
 static u64 rdmacg_test_peak(struct rdma_cgroup *cg, struct rdmacg_device *device,
 			    enum rdmacg_resource_type index)
 {
-	struct rdmacg_counter *c = rdmacg_test_res(cg, device, index);
-
-	return c ? atomic64_read(&c->peak) : 0;
+	return rdmacg_test_value(cg, device, index, RDMACG_VAL_PEAK);
 }
 
 static int rdmacg_test_event(struct rdma_cgroup *cg,
@@ -153,9 +166,9 @@ static int rdmacg_test_event(struct rdma_cgroup *cg,
 {
 	struct rdmacg_pool *pool = rdmacg_test_pool(cg, device);
 
-	if (!pool || !pool->events)
+	if (!pool || !pool->ext)
 		return 0;
-	return atomic64_read(&pool->events->count[index][ev]);
+	return atomic64_read(&pool->ext->events[index][ev]);
 }
 
 /* Charge one unit to @cg through the path rdmacg_try_charge() takes. */
@@ -289,9 +302,9 @@ static void rdmacg_test_set_max(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, ret, t->ret, "case %d \"%s\"", i, t->input);
 	pool = rdmacg_test_pool(cg, device);
 	KUNIT_ASSERT_NOT_NULL(test, pool);
-	KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&pool->res[RDMACG_RESOURCE_HCA_HANDLE].max),
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&pool->res[RDMACG_RESOURCE_HCA_HANDLE].max),
 			    t->handle, "case %d \"%s\"", i, t->input);
-	KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&pool->res[RDMACG_RESOURCE_HCA_OBJECT].max),
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&pool->res[RDMACG_RESOURCE_HCA_OBJECT].max),
 			    t->object, "case %d \"%s\"", i, t->input);
 	KUNIT_EXPECT_GE(test, ARRAY_SIZE(rdmacg_set_max_cases), 40);
 }
@@ -633,7 +646,7 @@ static void rdmacg_test_limit_below_usage(struct kunit *test)
 	rdmacg_uncharge(cg, device, r);
 	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_charge(cg, device, r));
 	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_usage(cg, device, r));
-	KUNIT_EXPECT_EQ(test, 3, atomic64_read(&rdmacg_test_res(cg, device, r)->peak));
+	KUNIT_EXPECT_EQ(test, 3, rdmacg_test_peak(cg, device, r));
 	rdmacg_uncharge(cg, device, r);
 }
 
@@ -643,18 +656,18 @@ static void rdmacg_test_no_wrap(struct kunit *test)
 	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
 	struct rdma_cgroup *cg;
 	struct rdmacg_device *device = rdmacg_test_chain(test, &cg, NULL);
-	struct rdmacg_counter *c;
+	struct rdmacg_count *c;
 
 	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(cg, device, r));
 	c = rdmacg_test_res(cg, device, r);
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	atomic64_set(&c->usage, RDMACG_MAX - 1);
+	atomic_set(&c->usage, RDMACG_MAX - 1);
 	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_charge(cg, device, r));
-	KUNIT_EXPECT_EQ(test, RDMACG_MAX, atomic64_read(&c->usage));
+	KUNIT_EXPECT_EQ(test, RDMACG_MAX, atomic_read(&c->usage));
 	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_test_charge(cg, device, r));
-	KUNIT_EXPECT_EQ(test, RDMACG_MAX, atomic64_read(&c->usage));
-	KUNIT_EXPECT_EQ(test, RDMACG_MAX, atomic64_read(&c->peak));
-	atomic64_set(&c->usage, 0);
+	KUNIT_EXPECT_EQ(test, RDMACG_MAX, atomic_read(&c->usage));
+	KUNIT_EXPECT_EQ(test, RDMACG_MAX, atomic_read(&c->peak));
+	atomic_set(&c->usage, 0);
 }
 
 static int rdmacg_test_count_pools(struct rdmacg_device *device)
@@ -1032,7 +1045,7 @@ static void rdmacg_test_concurrent(struct kunit *test)
 							   RDMACG_EV_MAX));
 	}
 	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(parent, dev, r));
-	KUNIT_EXPECT_LE(test, atomic64_read(&rdmacg_test_res(parent, dev, r)->peak),
+	KUNIT_EXPECT_LE(test, rdmacg_test_peak(parent, dev, r),
 			RDMACG_TEST_LIMIT);
 	/* Each round of each worker hits the limit at least once. */
 	KUNIT_EXPECT_GE(test, refused, RDMACG_TEST_WORKERS * RDMACG_TEST_ROUNDS);
@@ -1101,7 +1114,7 @@ static void rdmacg_test_table_race(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(a, wdev[i], r));
 		/* one worker per device, holding up to a burst at a time */
 		KUNIT_EXPECT_EQ(test, RDMACG_TEST_BURST,
-				atomic64_read(&rdmacg_test_res(a, wdev[i], r)->peak));
+				rdmacg_test_peak(a, wdev[i], r));
 	}
 	for (i = 0; i < RDMACG_TEST_DEVICES; i++) {
 		KUNIT_ASSERT_NOT_NULL(test, rdmacg_test_res(c, more[i], r));
@@ -1364,7 +1377,7 @@ static bool rdmacg_test_chargers_moved_on(struct rdmacg_test_charger *w, int n)
  * and over. Once rdmacg_set_max() has returned, no charge may keep a unit
  * taken afterwards: when the chargers have moved on, usage must not be
  * above what it was right after the write. This fails if a lowered limit
- * is not enforced; the narrow race that rdmacg_counter_try_add() closes
+ * is not enforced; the narrow race that rdmacg_count_try_add() closes
  * (a limit read just before its cmpxchg) it catches only by chance: with
  * the second read removed, 300 rounds on two vCPUs under TCG passed.
  */
@@ -1378,7 +1391,7 @@ static void rdmacg_test_lowered_limit(struct kunit *test)
 	int i, round, started, after, final, late = 0, stuck = 0;
 	struct rdmacg_test_charger *w;
 	struct task_struct *task;
-	struct rdmacg_counter *c;
+	struct rdmacg_count *c;
 	atomic_t held = ATOMIC_INIT(0);
 	bool stop = false;
 
@@ -1402,15 +1415,15 @@ static void rdmacg_test_lowered_limit(struct kunit *test)
 	/* No assertion may end the test while the chargers run. */
 	for (round = 0; started == 2 && round < RDMACG_TEST_LOWER_ROUNDS; round++) {
 		rdmacg_set_max(cg, raise, strlen(raise));
-		while (atomic64_read(&c->usage) < 20)
+		while (atomic_read(&c->usage) < 20)
 			cond_resched();
 		rdmacg_set_max(cg, lower, strlen(lower));
-		after = atomic64_read(&c->usage);
+		after = atomic_read(&c->usage);
 		if (!rdmacg_test_chargers_moved_on(w, started)) {
 			stuck++;
 			break;
 		}
-		final = atomic64_read(&c->usage);
+		final = atomic_read(&c->usage);
 		if (final > after)
 			late++;
 		/*
@@ -1428,10 +1441,10 @@ static void rdmacg_test_lowered_limit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, stuck);
 	KUNIT_EXPECT_EQ_MSG(test, 0, late,
 			    "rounds in which a charge kept a unit taken after the limit was lowered");
-	KUNIT_EXPECT_EQ(test, atomic_read(&held), atomic64_read(&c->usage));
+	KUNIT_EXPECT_EQ(test, atomic_read(&held), atomic_read(&c->usage));
 	while (atomic_dec_return(&held) >= 0)
 		rdmacg_uncharge(cg, dev, r);
-	KUNIT_EXPECT_EQ(test, 0, atomic64_read(&c->usage));
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&c->usage));
 }
 
 /*
@@ -1640,7 +1653,7 @@ static void rdmacg_test_racer_start(struct kunit *test,
 
 /*
  * A limit lowered while a charge is between its cmpxchg and its second
- * read of the limit (rdmacg_counter_try_add()): once the write has
+ * read of the limit (rdmacg_count_try_add()): once the write has
  * returned, the charge must not keep its unit. Without the second read it
  * would, and usage would stay above the new limit.
  */
@@ -1787,44 +1800,51 @@ static void rdmacg_test_race_ancestor_filled(struct kunit *test)
 }
 
 /*
- * Ten levels: a charge at the bottom held once every level accepted it,
- * and meanwhile the top gives back what it held before. Up to eight levels
- * from the bottom a peak records the usage the charge's own cmpxchg
- * produced; above, the usage read once the charge has passed, so the top's
- * peak misses the unit given back in between. The documentation says so
- * (a peak there may read low by what is freed concurrently); this checks
- * that, and no stronger promise.
+ * RDMACG_PEAK_LEVELS + 2 levels: a charge at the bottom, a new peak at
+ * every level, held once every level accepted it, while the three top
+ * levels give back a unit they held before. For the RDMACG_PEAK_LEVELS
+ * levels from the bottom a peak records the usage the charge's own cmpxchg
+ * produced; above, the usage read once the charge has passed, so the two
+ * top peaks miss the unit given back in between. The documentation says
+ * so (a peak there may read low by what is freed concurrently); this
+ * checks that, and no stronger promise.
  */
 static void rdmacg_test_race_deep_peak(struct kunit *test)
 {
 	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
-	struct rdma_cgroup *c[10];
-	struct rdmacg_device *dev;
+	struct rdmacg_device *dev = rdmacg_test_device(test, TEST_DEV_NAME);
+	struct rdma_cgroup *c[RDMACG_PEAK_LEVELS + 2];
+	const int leaf = ARRAY_SIZE(c) - 1;
 	struct rdmacg_test_racer *t;
+	int i;
 
-	dev = rdmacg_test_chain(test, &c[0], &c[1], &c[2], &c[3], &c[4],
-				&c[5], &c[6], &c[7], &c[8], &c[9], NULL);
-	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(c[0], dev, r));
-	rdmacg_test_set(test, c[9], TEST_DEV_NAME " hca_object=max");
+	c[0] = rdmacg_test_cg(test, rdmacg_test_cg(test, NULL));
+	for (i = 1; i <= leaf; i++)
+		c[i] = rdmacg_test_cg(test, c[i - 1]);
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(c[2], dev, r));
+	rdmacg_test_set(test, c[leaf], TEST_DEV_NAME " hca_object=max");
 	t = rdmacg_test_racer(test, RDMACG_RACE_CHARGED,
-			      rdmacg_test_pool(c[9], dev));
-	t->cg = c[9];
+			      rdmacg_test_pool(c[leaf], dev));
+	t->cg = c[leaf];
 	t->dev = dev;
 
 	rdmacg_test_racer_start(test, t, 0);
 	KUNIT_ASSERT_TRUE(test, rdmacg_test_race_reached(&t->race));
 	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_usage(c[0], dev, r));
-	rdmacg_uncharge_amount(c[0], dev, r, 1);
+	rdmacg_uncharge_amount(c[2], dev, r, 1);
 	rdmacg_test_race_go(&t->race);
 	KUNIT_ASSERT_TRUE(test, rdmacg_test_racer_done(t));
 
 	KUNIT_EXPECT_EQ(test, 0, t->ret);
 	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_usage(c[0], dev, r));
-	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_peak(c[9], dev, r));
-	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_peak(c[2], dev, r));
-	KUNIT_EXPECT_EQ_MSG(test, 1, rdmacg_test_peak(c[0], dev, r),
-			    "the top's peak, re-read after the charge, should miss the unit given back");
-	rdmacg_uncharge_amount(c[9], dev, r, 1);
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_peak(c[leaf], dev, r));
+	KUNIT_EXPECT_EQ_MSG(test, 2, rdmacg_test_peak(c[2], dev, r),
+			    "level %d from the bottom should keep the usage its cmpxchg produced",
+			    RDMACG_PEAK_LEVELS);
+	KUNIT_EXPECT_EQ_MSG(test, 1, rdmacg_test_peak(c[1], dev, r),
+			    "the peaks above, re-read after the charge, should miss the unit given back");
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_peak(c[0], dev, r));
+	rdmacg_uncharge_amount(c[leaf], dev, r, 1);
 }
 
 /*
