@@ -13,6 +13,9 @@
 #   results.json, results.csv   one record per case and parameter
 #   summary.md                  the table, with date and machine
 #   bench.png                   cost against depth and against devices
+#   icount/icount.{json,md}     instructions per charge+uncharge, ours and
+#                               upstream built as user-space programs and
+#                               run under callgrind (harness/bench/icount)
 #   raw/KERNEL-ROUND.txt        what each guest reported
 #   console/KERNEL-ROUND.log    each guest's console
 # --smoke builds ours and upstream, boots each once with one short case and
@@ -105,6 +108,9 @@ for r in $(seq "$rounds"); do
 done
 t_booted=$(date +%s)
 
+if [ $smoke -eq 0 ]; then
+	step bench-icount "15s" bash "$HARNESS/bench/icount/run.sh" "$OUT/icount" || failed=1
+fi
 step bench-report "2s" python3 "$HARNESS/bench/report.py" --out "$OUT" \
 	$([ $smoke -eq 1 ] && echo --smoke) || failed=1
 [ -f "$LOGS/bench-report.log" ] && cat "$LOGS/bench-report.log"

@@ -671,7 +671,8 @@ static struct rdmacg_pool_ext *rdmacg_ext_ensure(struct rdma_cgroup *cg,
 		return ERR_CAST(leaf);
 	while (!leaf->ext) {
 		/* The highest pool without one; its parent has one. */
-		for (pool = leaf; pool && !pool->ext; pool = pool->parent)
+		missing = leaf;
+		for (pool = leaf->parent; pool && !pool->ext; pool = pool->parent)
 			missing = pool;
 		ext = kzalloc(sizeof(*ext), GFP_KERNEL_ACCOUNT);
 		if (!ext)
@@ -763,6 +764,19 @@ rdmacg_charge_peaks(struct rdmacg_pool *leaf, struct rdmacg_pool *from,
 	return 0;
 }
 
+/*
+ * Whether a charge of @type may walk up from @leaf, a pool or %NULL: a
+ * charge of pinned memory needs the ext, and then finds every ancestor's.
+ */
+static __always_inline bool rdmacg_leaf_ready(struct rdmacg_pool *leaf,
+					      enum rdmacg_resource_type type)
+{
+	if (type != RDMACG_RESOURCE_MR_MEM)
+		return leaf;
+	/* Pairs with the release in rdmacg_ext_ensure(). */
+	return leaf && smp_load_acquire(&leaf->ext);
+}
+
 /**
  * rdmacg_charge_prepare() - what rdmacg_charge() does without a pool
  * @cg: the cgroup charged, kept alive by the caller
@@ -848,9 +862,7 @@ static __always_inline int rdmacg_charge(struct rdma_cgroup *cg,
 	for (;;) {
 		if (likely(rdmacg_device_alive(dev))) {
 			leaf = rdmacg_pool_lookup(cg, dev);
-			/* Pairs with the release in rdmacg_ext_ensure(). */
-			if (likely(leaf) && (type != RDMACG_RESOURCE_MR_MEM ||
-					     smp_load_acquire(&leaf->ext)))
+			if (likely(rdmacg_leaf_ready(leaf, type)))
 				break;
 		}
 		ret = rdmacg_charge_prepare(cg, dev, type);
@@ -1019,8 +1031,7 @@ rdmacg_uncharge_amount(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 		pool = rdmacg_pool_lookup(cg, dev);
 		rdmacg_race(RDMACG_RACE_UNCHARGE, pool);
 		/* A charge of pinned memory left an ext at every level. */
-		if (type == RDMACG_RESOURCE_MR_MEM && pool &&
-		    WARN_ON_ONCE(!smp_load_acquire(&pool->ext)))
+		if (pool && WARN_ON_ONCE(!rdmacg_leaf_ready(pool, type)))
 			pool = NULL;
 		for (; pool; pool = pool->parent)
 			rdmacg_sub(pool, type, amount);
@@ -1470,7 +1481,7 @@ static ssize_t rdmacg_mr_mem_max_write(struct kernfs_open_file *of,
 static u64 rdmacg_value(struct rdmacg_pool *pool,
 			enum rdmacg_resource_type type, enum rdmacg_value what)
 {
-	struct rdmacg_pool_ext *ext;
+	struct rdmacg_pool_ext *ext = NULL;
 
 	if (pool && type == RDMACG_RESOURCE_MR_MEM) {
 		/* Pairs with the release in rdmacg_ext_ensure(). */

@@ -851,6 +851,109 @@ static int test_rdma_rmdir_held(const char *root, struct rig *t)
 	return KSFT_PASS;
 }
 
+/* nr_dying_descendants of @cgroup, polled until it is @want or 5 s pass. */
+static bool expect_dying(const char *cgroup, long want)
+{
+	long deadline = now_ms() + 5000, got;
+
+	for (;;) {
+		got = cg_read_key_long(cgroup, "cgroup.stat",
+				       "nr_dying_descendants ");
+		if (got == want)
+			return true;
+		if (now_ms() > deadline)
+			break;
+		usleep(10000);
+	}
+	ksft_print_msg("%s: nr_dying_descendants %ld, expected %ld\n",
+		       cgroup, got, want);
+	return false;
+}
+
+/*
+ * An object charged while its creator is in another cgroup than its
+ * context keeps that cgroup alive by itself: ib_core charges objects of a
+ * context in the context's cgroup without a cgroup reference of their own
+ * (the context's keeps it), but b, where the task moved, is kept only by
+ * the object's. rmdir b while the object lives: b stays a dying cgroup
+ * until the object is destroyed, and is freed then. Without its reference
+ * b would be freed under the charge, and the uncharge would write to freed
+ * pools (KASAN in the debug guest).
+ */
+static int test_rdma_object_moved(const char *root, struct rig *t)
+{
+	struct worker *w = t->w;
+	char *p, *a, *b;
+	bool ok;
+
+	p = cgs_add(&t->cgs, root, "rdma_test_objmove", true);
+	a = p ? cgs_add(&t->cgs, p, "a", false) : NULL;
+	b = p ? cgs_add(&t->cgs, p, "b", false) : NULL;
+	if (!a || !b)
+		return KSFT_FAIL;
+
+	if (worker_start(w, a))
+		return KSFT_FAIL;
+	ok = w_open(w, &(struct wopen){ .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = w_create(w,
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	if (worker_move(w, b))
+		return KSFT_FAIL;
+	ok = w_create(w,
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(a, &(struct hca){ .handle = 1, .object = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(b, &(struct hca){ .handle = 0, .object = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+
+	/* Back in a, which the context keeps: no reference taken there. */
+	if (worker_move(w, a))
+		return KSFT_FAIL;
+	ok = w_create(w,
+		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 1 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(a, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	if (rmdir(b)) {
+		ksft_print_msg("rmdir %s: %s\n", b, strerror(errno));
+		return KSFT_FAIL;
+	}
+	if (!expect_dying(p, 1))
+		return KSFT_FAIL;
+	ok = expect_usage(p, &(struct hca){ .handle = 1, .object = 3 });
+	if (!ok)
+		return KSFT_FAIL;
+
+	/* Object 1 is b's: its uncharge reaches p through the dying b. */
+	if (!w_destroy(w, 1))
+		return KSFT_FAIL;
+	ok = expect_usage(p, &(struct hca){ .handle = 1, .object = 2 });
+	if (!ok)
+		return KSFT_FAIL;
+	if (!expect_dying(p, 0))
+		return KSFT_FAIL;
+
+	if (!w_close(w, -1))
+		return KSFT_FAIL;
+	ok = expect_usage(a, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
+		return KSFT_FAIL;
+	ok = expect_usage(p, &(struct hca){ .handle = 0, .object = 0 });
+	if (!ok)
+		return KSFT_FAIL;
+	return KSFT_PASS;
+}
+
 /* rdma.peak keeps the highest usage after a burst is freed. */
 static int test_rdma_peak(const char *root, struct rig *t)
 {
@@ -2976,6 +3079,7 @@ static const struct rdma_test {
 	T(test_rdma_creator_owns),
 	T(test_rdma_limit_below_usage),
 	T(test_rdma_rmdir_held),
+	T(test_rdma_object_moved),
 	T(test_rdma_peak),
 	T(test_rdma_peak_refused_above),
 	T(test_rdma_events_levels),
