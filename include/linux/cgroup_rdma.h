@@ -39,6 +39,7 @@ enum rdmacg_resource_type {
 
 #ifdef CONFIG_CGROUP_RDMA
 
+struct rdmacg_peaks;
 struct rdmacg_pool;
 struct rdmacg_pool_table;
 
@@ -55,6 +56,10 @@ struct rdmacg_pool_table;
  *	them; nothing allocates under it
  * @events_file: handle of rdma.events, for change notification
  * @events_local_file: handle of rdma.events.local, for change notification
+ * @peak_base: the peaks saved at resets for the readers that never reset
+ *	(%NULL before the first reset); under rdmacg_registry_mutex
+ * @peak_files: the saved peaks of the open peak files that reset, under
+ *	rdmacg_registry_mutex
  */
 struct rdma_cgroup {
 	struct cgroup_subsys_state	css;
@@ -63,6 +68,8 @@ struct rdma_cgroup {
 	spinlock_t			table_lock;	/* guards writes of the slots */
 	struct cgroup_file		events_file;
 	struct cgroup_file		events_local_file;
+	struct rdmacg_peaks		*peak_base;
+	struct list_head		peak_files;
 };
 
 /**

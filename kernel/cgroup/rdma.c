@@ -1229,6 +1229,118 @@ void rdmacg_uncharge_mr_mem(struct rdma_cgroup *cg,
 EXPORT_SYMBOL(rdmacg_uncharge_mr_mem);
 
 /*
+ * Resettable peaks.
+ *
+ * The peak of each pool and resource is the highest usage since the last
+ * reset of that cgroup's peaks through any file, or since the pool was
+ * created: the charge path only ever raises it. A reset through an open
+ * file restarts it from the current usage, and first folds what it held
+ * into the saved peaks of every reader that may need it: the cgroup's
+ * base, for files never written (the peak since creation), and every
+ * other file written before. A file then reads the higher of its saved
+ * peak and the current one, which is exactly its peak since its own reset:
+ * the saved part covers the time up to the last reset, the current part
+ * the time after it. Charges pay nothing for this; after a reset they
+ * raise the restarted peak until usage passes it again.
+ */
+
+/**
+ * struct rdmacg_peak_mark - the peaks saved for a reader on one device
+ * @pool: the cgroup's pool on the device, %NULL once unregistered
+ * @peak: indexed by &enum rdmacg_resource_type
+ */
+struct rdmacg_peak_mark {
+	struct rdmacg_pool	*pool;
+	u64			peak[RDMACG_RESOURCE_MAX];
+};
+
+/**
+ * struct rdmacg_peaks - the saved peaks of a reader of one cgroup
+ * @node: in &rdma_cgroup.peak_files when the reader is an open file
+ * @nr: number of entries in @mark
+ * @mark: one for each pool of the cgroup seen at a reset; a pool has none
+ *	if nothing was saved for it, which reads as zero
+ *
+ * Everything under rdmacg_registry_mutex.
+ */
+struct rdmacg_peaks {
+	struct list_head	node;
+	unsigned int		nr;
+	struct rdmacg_peak_mark	*mark;
+};
+
+/* The entry of @pool in @peaks, or %NULL. */
+static struct rdmacg_peak_mark *rdmacg_peaks_find(struct rdmacg_peaks *peaks,
+						  struct rdmacg_pool *pool)
+{
+	unsigned int i;
+
+	for (i = 0; peaks && i < peaks->nr; i++)
+		if (peaks->mark[i].pool == pool)
+			return &peaks->mark[i];
+	return NULL;
+}
+
+/* Make room in @peaks for an entry of @pool. Return: 0 or -ENOMEM. */
+static int rdmacg_peaks_reserve(struct rdmacg_peaks *peaks,
+				struct rdmacg_pool *pool)
+{
+	struct rdmacg_peak_mark *mark;
+
+	if (rdmacg_peaks_find(peaks, pool) || rdmacg_peaks_find(peaks, NULL))
+		return 0;
+	mark = krealloc_array(peaks->mark, peaks->nr + 1, sizeof(*mark),
+			      GFP_KERNEL_ACCOUNT);
+	if (!mark)
+		return -ENOMEM;
+	mark[peaks->nr] = (struct rdmacg_peak_mark){ };
+	peaks->mark = mark;
+	peaks->nr++;
+	return 0;
+}
+
+/* The entry of @pool in @peaks, which rdmacg_peaks_reserve() made room for. */
+static struct rdmacg_peak_mark *rdmacg_peaks_get(struct rdmacg_peaks *peaks,
+						 struct rdmacg_pool *pool)
+{
+	struct rdmacg_peak_mark *mark = rdmacg_peaks_find(peaks, pool);
+
+	if (!mark) {
+		mark = rdmacg_peaks_find(peaks, NULL);
+		*mark = (struct rdmacg_peak_mark){ .pool = pool };
+	}
+	return mark;
+}
+
+static void rdmacg_peaks_free(struct rdmacg_peaks *peaks)
+{
+	if (peaks)
+		kfree(peaks->mark);
+	kfree(peaks);
+}
+
+/*
+ * Forget what is saved for @pool, which unregistration frees: a pool made
+ * later at the same address must not inherit it.
+ */
+static void rdmacg_peaks_drop_pool(struct rdmacg_pool *pool)
+{
+	struct rdma_cgroup *cg = pool->cg;
+	struct rdmacg_peak_mark *mark;
+	struct rdmacg_peaks *peaks;
+
+	lockdep_assert_held(&rdmacg_registry_mutex);
+	mark = rdmacg_peaks_find(cg->peak_base, pool);
+	if (mark)
+		mark->pool = NULL;
+	list_for_each_entry(peaks, &cg->peak_files, node) {
+		mark = rdmacg_peaks_find(peaks, pool);
+		if (mark)
+			mark->pool = NULL;
+	}
+}
+
+/*
  * Ids index the pool tables. A function of its own so that the KUnit tests
  * can make it fail.
  */
@@ -1312,8 +1424,10 @@ void rdmacg_unregister_device(struct rdmacg_device *dev)
 	list_splice_init(&dev->pools, &pools);
 	mutex_unlock(&dev->pools_lock);
 
-	list_for_each_entry(pool, &pools, dev_link)
+	list_for_each_entry(pool, &pools, dev_link) {
 		rdmacg_table_clear(pool->cg, dev->id);
+		rdmacg_peaks_drop_pool(pool);
+	}
 	mutex_unlock(&rdmacg_registry_mutex);
 
 	/*
@@ -1391,71 +1505,144 @@ static void rdmacg_set_limit(struct rdmacg_pool *pool,
 }
 
 /**
- * rdmacg_set_max() - apply an rdma.max write to a cgroup
- * @cg: a non-root cgroup the caller keeps alive
- * @buf: the text written
- * @len: its length
- *
- * Either every limit named in @buf is set, or nothing changes.
- *
- * Context: Process context; may sleep. Takes rdmacg_registry_mutex.
- * Return: 0; -EINVAL for malformed text; -ENODEV if the device is not
- * registered; -ENOMEM.
+ * struct rdmacg_limit_line - one line of a write of limits
+ * @max: the line parsed, for rdma.max
+ * @bytes: the line parsed, for rdma.mr_mem.max
+ * @pool: the pool to set, found once every line parsed
  */
-static int rdmacg_set_max(struct rdma_cgroup *cg, const char *buf, size_t len)
+struct rdmacg_limit_line {
+	union {
+		struct rdmacg_max_req	max;
+		struct rdmacg_bytes_req	bytes;
+	};
+	struct rdmacg_pool	*pool;
+};
+
+/* Both requests start with the device name: see rdmacg_limit_dev(). */
+static_assert(offsetof(struct rdmacg_max_req, dev) ==
+	      offsetof(struct rdmacg_bytes_req, dev) &&
+	      offsetof(struct rdmacg_max_req, dev_len) ==
+	      offsetof(struct rdmacg_bytes_req, dev_len));
+
+static bool rdmacg_limit_same_dev(const struct rdmacg_limit_line *a,
+				  const struct rdmacg_limit_line *b)
 {
-	struct rdmacg_max_req req;
-	struct rdmacg_pool *pool;
-	int i, ret;
-
-	ret = rdmacg_parse_max(buf, len, &req);
-	if (ret)
-		return ret;
-
-	mutex_lock(&rdmacg_registry_mutex);
-	if (!req.mask) {
-		/* Nothing to set; the device must exist all the same. */
-		ret = rdmacg_device_find(req.dev, req.dev_len) ? 0 : -ENODEV;
-		goto out;
-	}
-	pool = rdmacg_pool_to_limit(cg, req.dev, req.dev_len, false);
-	ret = PTR_ERR_OR_ZERO(pool);
-	for (i = 0; !ret && i < RDMACG_NR_COUNTS; i++)
-		if (req.mask & BIT(i))
-			rdmacg_set_limit(pool, i, req.value[i]);
-out:
-	mutex_unlock(&rdmacg_registry_mutex);
-	return ret;
+	return a->max.dev_len == b->max.dev_len &&
+	       !memcmp(a->max.dev, b->max.dev, a->max.dev_len);
 }
 
 /**
- * rdmacg_set_mr_mem_max() - apply an rdma.mr_mem.max write to a cgroup
- * @cg: a non-root cgroup the caller keeps alive
+ * rdmacg_parse_limits() - parse a write of rdma.max or rdma.mr_mem.max
  * @buf: the text written
  * @len: its length
+ * @bytes: whether it is rdma.mr_mem.max
+ * @nr: set to the number of lines
+ *
+ * Each line that holds more than blanks sets the limits of one device;
+ * a device may be named on one line only.
+ *
+ * Context: Process context; may sleep.
+ * Return: the lines, to be freed with kfree(); ERR_PTR(-EINVAL) if there
+ * is none, or one is malformed, or a device is named twice;
+ * ERR_PTR(-ENOMEM).
+ */
+static struct rdmacg_limit_line *rdmacg_parse_limits(const char *buf,
+						     size_t len, bool bytes,
+						     int *nr)
+{
+	const char *pos = buf, *end = buf + len, *line;
+	struct rdmacg_limit_line *lines;
+	size_t line_len;
+	int n = 0, i, j, ret;
+
+	while (rdmacg_next_line(&pos, end, &line_len))
+		n++;
+	if (!n)
+		return ERR_PTR(-EINVAL);
+	lines = kcalloc(n, sizeof(*lines), GFP_KERNEL);
+	if (!lines)
+		return ERR_PTR(-ENOMEM);
+	for (pos = buf, i = 0; i < n; i++) {
+		line = rdmacg_next_line(&pos, end, &line_len);
+		ret = bytes ? rdmacg_parse_bytes(line, line_len, &lines[i].bytes) :
+			rdmacg_parse_max(line, line_len, &lines[i].max);
+		for (j = 0; !ret && j < i; j++)
+			if (rdmacg_limit_same_dev(&lines[i], &lines[j]))
+				ret = -EINVAL;
+		if (ret) {
+			kfree(lines);
+			return ERR_PTR(ret);
+		}
+	}
+	*nr = n;
+	return lines;
+}
+
+/**
+ * rdmacg_set_limits() - apply a write of rdma.max or rdma.mr_mem.max
+ * @cg: a non-root cgroup the caller keeps alive
+ * @buf: the text written: one line per device
+ * @len: its length
+ * @bytes: whether it is rdma.mr_mem.max
+ *
+ * Every line is parsed, and every device named found with its pool,
+ * before any limit is set: either every limit named in @buf is set, or
+ * none. Pools made for the write stay if it fails; they hold no limit.
  *
  * Context: Process context; may sleep. Takes rdmacg_registry_mutex.
- * Return: 0; -EINVAL for malformed text; -ENODEV if the device is not
+ * Return: 0; -EINVAL for malformed text; -ENODEV if a device is not
  * registered; -ENOMEM.
  */
+static int rdmacg_set_limits(struct rdma_cgroup *cg, const char *buf,
+			     size_t len, bool bytes)
+{
+	struct rdmacg_limit_line *lines, *l;
+	int nr, i, r, ret = 0;
+
+	lines = rdmacg_parse_limits(buf, len, bytes, &nr);
+	if (IS_ERR(lines))
+		return PTR_ERR(lines);
+
+	mutex_lock(&rdmacg_registry_mutex);
+	for (i = 0; !ret && i < nr; i++) {
+		l = &lines[i];
+		if (!bytes && !l->max.mask) {
+			/* Nothing to set; the device must exist all the same. */
+			if (!rdmacg_device_find(l->max.dev, l->max.dev_len))
+				ret = -ENODEV;
+			continue;
+		}
+		l->pool = rdmacg_pool_to_limit(cg, l->max.dev, l->max.dev_len,
+					       bytes);
+		ret = PTR_ERR_OR_ZERO(l->pool);
+	}
+	for (i = 0; !ret && i < nr; i++) {
+		l = &lines[i];
+		if (bytes) {
+			rdmacg_set_limit(l->pool, RDMACG_RESOURCE_MR_MEM,
+					 l->bytes.value);
+			continue;
+		}
+		for (r = 0; r < RDMACG_NR_COUNTS; r++)
+			if (l->max.mask & BIT(r))
+				rdmacg_set_limit(l->pool, r, l->max.value[r]);
+	}
+	mutex_unlock(&rdmacg_registry_mutex);
+	kfree(lines);
+	return ret;
+}
+
+/* Apply an rdma.max write; see rdmacg_set_limits(). */
+static int rdmacg_set_max(struct rdma_cgroup *cg, const char *buf, size_t len)
+{
+	return rdmacg_set_limits(cg, buf, len, false);
+}
+
+/* Apply an rdma.mr_mem.max write; see rdmacg_set_limits(). */
 static int rdmacg_set_mr_mem_max(struct rdma_cgroup *cg, const char *buf,
 				 size_t len)
 {
-	struct rdmacg_bytes_req req;
-	struct rdmacg_pool *pool;
-	int ret;
-
-	ret = rdmacg_parse_bytes(buf, len, &req);
-	if (ret)
-		return ret;
-
-	mutex_lock(&rdmacg_registry_mutex);
-	pool = rdmacg_pool_to_limit(cg, req.dev, req.dev_len, true);
-	ret = PTR_ERR_OR_ZERO(pool);
-	if (!ret)
-		rdmacg_set_limit(pool, RDMACG_RESOURCE_MR_MEM, req.value);
-	mutex_unlock(&rdmacg_registry_mutex);
-	return ret;
+	return rdmacg_set_limits(cg, buf, len, true);
 }
 
 static ssize_t rdmacg_max_write(struct kernfs_open_file *of, char *buf,
@@ -1505,12 +1692,168 @@ static u64 rdmacg_value(struct rdmacg_pool *pool,
 	return atomic_read(&pool->res[type].peak);
 }
 
-/* Print " VALUE" or " KEY=VALUE" for resource @type of @pool. */
-static void rdmacg_print_value(struct seq_file *seq, struct rdmacg_pool *pool,
-			       enum rdmacg_resource_type type,
-			       enum rdmacg_value what, const char *key)
+/* The resources a file of peaks shows. */
+static bool rdmacg_file_has(unsigned long private,
+			    enum rdmacg_resource_type type)
 {
-	u64 val = rdmacg_value(pool, type, what);
+	return !(private & RDMACG_FILE_MR_MEM) == (type < RDMACG_NR_COUNTS);
+}
+
+/*
+ * Restart the peak of @type of @pool from the current usage. Return: the
+ * peak it replaced.
+ */
+static u64 rdmacg_peak_restart(struct rdmacg_pool *pool,
+			       enum rdmacg_resource_type type)
+{
+	u64 old;
+
+	if (type == RDMACG_RESOURCE_MR_MEM)
+		old = atomic64_xchg(&pool->ext->mr_mem.peak,
+				    atomic64_read(&pool->ext->mr_mem.usage));
+	else
+		old = atomic_xchg(&pool->res[type].peak,
+				  atomic_read(&pool->res[type].usage));
+	/* A charge that raised the usage meanwhile has not raised it yet. */
+	rdmacg_raise_peak(pool, type, rdmacg_usage(pool, type));
+	return old;
+}
+
+/*
+ * Make room for the entries a reset of @cg needs, in the base and in every
+ * file's saved peaks, @mine included. Return: 0 or -ENOMEM.
+ */
+static int rdmacg_peaks_prepare(struct rdma_cgroup *cg,
+				struct rdmacg_peaks *mine)
+{
+	struct rdmacg_device *dev;
+	struct rdmacg_peaks *peaks;
+	struct rdmacg_pool *pool;
+	int ret = 0;
+
+	list_for_each_entry(dev, &rdmacg_registry, dev_node) {
+		pool = rdmacg_pool_lookup_locked(cg, dev);
+		if (!pool)
+			continue;
+		ret = rdmacg_peaks_reserve(cg->peak_base, pool) ?:
+			rdmacg_peaks_reserve(mine, pool);
+		list_for_each_entry(peaks, &cg->peak_files, node)
+			ret = ret ?: rdmacg_peaks_reserve(peaks, pool);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * rdmacg_peak_reset() - reset the peaks of @cg for one reader
+ * @cg: a non-root cgroup the caller keeps alive
+ * @ofp: the peak state of the open file, which the file's release frees
+ * @private: the file's &cftype.private: which resources it shows
+ *
+ * Later reads through the file show the peaks since now; other files see
+ * what they saw. Each device's peaks restart from the current usage.
+ *
+ * Context: Process context; may sleep. Takes rdmacg_registry_mutex.
+ * Return: 0 or -ENOMEM (nothing is reset then).
+ */
+static int rdmacg_peak_reset(struct rdma_cgroup *cg,
+			     struct cgroup_of_peak *ofp, unsigned long private)
+{
+	struct rdmacg_peaks *mine, *peaks, *fresh = NULL;
+	enum rdmacg_resource_type type;
+	struct rdmacg_device *dev;
+	struct rdmacg_pool *pool;
+	u64 old;
+	int ret = -ENOMEM;
+
+	mutex_lock(&rdmacg_registry_mutex);
+	if (!cg->peak_base) {
+		cg->peak_base = kzalloc(sizeof(*cg->peak_base), GFP_KERNEL_ACCOUNT);
+		if (!cg->peak_base)
+			goto out;
+	}
+	/* The file's saved peaks live from its first reset to its release. */
+	mine = (struct rdmacg_peaks *)ofp->value;
+	if (!mine) {
+		mine = fresh = kzalloc(sizeof(*mine), GFP_KERNEL_ACCOUNT);
+		if (!mine)
+			goto out;
+	}
+	ret = rdmacg_peaks_prepare(cg, mine);
+	if (ret) {
+		rdmacg_peaks_free(fresh);
+		goto out;
+	}
+	if (fresh) {
+		list_add(&fresh->node, &cg->peak_files);
+		ofp->value = (unsigned long)fresh;
+	}
+
+	list_for_each_entry(dev, &rdmacg_registry, dev_node) {
+		pool = rdmacg_pool_lookup_locked(cg, dev);
+		for (type = 0; pool && type < RDMACG_RESOURCE_MAX; type++) {
+			if (!rdmacg_file_has(private, type) ||
+			    (type == RDMACG_RESOURCE_MR_MEM && !pool->ext))
+				continue;
+			old = rdmacg_peak_restart(pool, type);
+			rdmacg_peaks_get(cg->peak_base, pool)->peak[type] =
+				max(rdmacg_peaks_get(cg->peak_base, pool)->peak[type], old);
+			list_for_each_entry(peaks, &cg->peak_files, node)
+				rdmacg_peaks_get(peaks, pool)->peak[type] =
+					max(rdmacg_peaks_get(peaks, pool)->peak[type], old);
+			rdmacg_peaks_get(mine, pool)->peak[type] = 0;
+		}
+	}
+out:
+	mutex_unlock(&rdmacg_registry_mutex);
+	return ret;
+}
+
+/* Free the saved peaks of an open file at its release. */
+static void rdmacg_peak_forget(struct cgroup_of_peak *ofp)
+{
+	struct rdmacg_peaks *mine = (struct rdmacg_peaks *)ofp->value;
+
+	if (!mine)
+		return;
+	mutex_lock(&rdmacg_registry_mutex);
+	list_del(&mine->node);
+	mutex_unlock(&rdmacg_registry_mutex);
+	rdmacg_peaks_free(mine);
+	ofp->value = 0;
+}
+
+/*
+ * The peak of @type of @pool as the reader with peak state @ofp sees it:
+ * saved part and current part (see above).
+ */
+static u64 rdmacg_peak_seen(struct rdma_cgroup *cg, struct rdmacg_pool *pool,
+			    enum rdmacg_resource_type type,
+			    struct cgroup_of_peak *ofp)
+{
+	struct rdmacg_peaks *peaks = ofp && ofp->value ?
+		(struct rdmacg_peaks *)ofp->value : cg->peak_base;
+	struct rdmacg_peak_mark *mark = pool ? rdmacg_peaks_find(peaks, pool) : NULL;
+	u64 val = rdmacg_value(pool, type, RDMACG_VAL_PEAK);
+
+	lockdep_assert_held(&rdmacg_registry_mutex);
+	return mark ? max(val, mark->peak[type]) : val;
+}
+
+/* Print " VALUE" or " KEY=VALUE" for resource @type of @pool. */
+static void rdmacg_print_value(struct seq_file *seq, struct rdma_cgroup *cg,
+			       struct rdmacg_pool *pool,
+			       enum rdmacg_resource_type type,
+			       enum rdmacg_value what, const char *key,
+			       struct cgroup_of_peak *ofp)
+{
+	u64 val;
+
+	if (what == RDMACG_VAL_PEAK)
+		val = rdmacg_peak_seen(cg, pool, type, ofp);
+	else
+		val = rdmacg_value(pool, type, what);
 
 	seq_putc(seq, ' ');
 	if (key)
@@ -1524,10 +1867,12 @@ static void rdmacg_print_value(struct seq_file *seq, struct rdmacg_pool *pool,
 /*
  * Print rdma.max, rdma.current or rdma.peak ("DEV hca_handle=N
  * hca_object=N", and never more fields: container runtimes drop lines of
- * any other shape), or an rdma.mr_mem.* file ("DEV BYTES").
+ * any other shape), or an rdma.mr_mem.* file ("DEV BYTES"); peaks as the
+ * open file with peak state @ofp sees them (%NULL: one never written).
  */
 static void rdmacg_print_values(struct seq_file *seq, struct rdma_cgroup *cg,
-				unsigned long private)
+				unsigned long private,
+				struct cgroup_of_peak *ofp)
 {
 	enum rdmacg_value what = private & ~RDMACG_FILE_MR_MEM;
 	struct rdmacg_device *dev;
@@ -1539,12 +1884,12 @@ static void rdmacg_print_values(struct seq_file *seq, struct rdma_cgroup *cg,
 		pool = rdmacg_pool_lookup_locked(cg, dev);
 		seq_puts(seq, dev->name);
 		if (private & RDMACG_FILE_MR_MEM) {
-			rdmacg_print_value(seq, pool, RDMACG_RESOURCE_MR_MEM,
-					   what, NULL);
+			rdmacg_print_value(seq, cg, pool, RDMACG_RESOURCE_MR_MEM,
+					   what, NULL, ofp);
 		} else {
 			for (i = 0; i < RDMACG_NR_COUNTS; i++)
-				rdmacg_print_value(seq, pool, i, what,
-						   rdmacg_names[i]);
+				rdmacg_print_value(seq, cg, pool, i, what,
+						   rdmacg_names[i], ofp);
 		}
 		seq_putc(seq, '\n');
 	}
@@ -1586,8 +1931,24 @@ static void rdmacg_print_events(struct seq_file *seq, struct rdma_cgroup *cg,
 
 static int rdmacg_values_show(struct seq_file *seq, void *v)
 {
-	rdmacg_print_values(seq, rdmacg_of(seq_css(seq)), seq_cft(seq)->private);
+	rdmacg_print_values(seq, rdmacg_of(seq_css(seq)), seq_cft(seq)->private,
+			    of_peak(seq->private));
 	return 0;
+}
+
+/* A write of anything to rdma.peak or rdma.mr_mem.peak resets it for the file. */
+static ssize_t rdmacg_peak_write(struct kernfs_open_file *of, char *buf,
+				 size_t nbytes, loff_t off)
+{
+	int ret = rdmacg_peak_reset(rdmacg_of(of_css(of)), of_peak(of),
+				    of_cft(of)->private);
+
+	return ret ?: nbytes;
+}
+
+static void rdmacg_peak_release(struct kernfs_open_file *of)
+{
+	rdmacg_peak_forget(of_peak(of));
 }
 
 static int rdmacg_events_show(struct seq_file *seq, void *v)
@@ -1612,6 +1973,8 @@ static struct cftype rdmacg_cftypes[] = {
 	},
 	{
 		.name = "peak",
+		.write = rdmacg_peak_write,
+		.release = rdmacg_peak_release,
 		.seq_show = rdmacg_values_show,
 		.private = RDMACG_VAL_PEAK,
 		.flags = CFTYPE_NOT_ON_ROOT,
@@ -1631,6 +1994,8 @@ static struct cftype rdmacg_cftypes[] = {
 	},
 	{
 		.name = "mr_mem.peak",
+		.write = rdmacg_peak_write,
+		.release = rdmacg_peak_release,
 		.seq_show = rdmacg_values_show,
 		.private = RDMACG_FILE_MR_MEM | RDMACG_VAL_PEAK,
 		.flags = CFTYPE_NOT_ON_ROOT,
@@ -1661,6 +2026,7 @@ rdmacg_alloc_css(struct cgroup_subsys_state *parent)
 	if (!cg)
 		return ERR_PTR(-ENOMEM);
 	spin_lock_init(&cg->table_lock);
+	INIT_LIST_HEAD(&cg->peak_files);
 	return &cg->css;
 }
 
@@ -1693,6 +2059,9 @@ static void rdmacg_free_css(struct cgroup_subsys_state *css)
 	mutex_unlock(&rdmacg_registry_mutex);
 	kfree_rcu_mightsleep(table);
 out:
+	/* kernfs released every open file of the cgroup when it was removed. */
+	WARN_ON_ONCE(!list_empty(&cg->peak_files));
+	rdmacg_peaks_free(cg->peak_base);
 	kfree(cg);
 }
 

@@ -195,3 +195,29 @@ int rdmacg_parse_bytes(const char *buf, size_t len,
 		return -EINVAL;
 	return rdmacg_parse_size(tok, tok_len, &req->value) ? 0 : -EINVAL;
 }
+
+/**
+ * rdmacg_next_line() - the next line of a write that holds more than blanks
+ * @pos: where to start; moved past the line and its newline
+ * @end: the end of the text
+ * @len: set to the length of the line, without its newline
+ *
+ * Context: Any context.
+ * Return: the line, or %NULL when only blanks and newlines are left.
+ */
+const char *rdmacg_next_line(const char **pos, const char *end, size_t *len)
+{
+	const char *s, *nl, *t;
+
+	while (*pos < end) {
+		s = *pos;
+		nl = memchr(s, '\n', end - s);
+		*pos = nl ? nl + 1 : end;
+		*len = (nl ?: end) - s;
+		for (t = s; t < s + *len && rdmacg_is_blank(*t); t++)
+			;
+		if (t < s + *len)
+			return s;
+	}
+	return NULL;
+}

@@ -55,5 +55,6 @@ struct rdmacg_bytes_req {
 int rdmacg_parse_max(const char *buf, size_t len, struct rdmacg_max_req *req);
 int rdmacg_parse_bytes(const char *buf, size_t len,
 		       struct rdmacg_bytes_req *req);
+const char *rdmacg_next_line(const char **pos, const char *end, size_t *len);
 
 #endif	/* _KERNEL_CGROUP_RDMA_PARSE_H */

@@ -270,7 +270,16 @@ static const struct rdmacg_set_max_case rdmacg_set_max_cases[] = {
 	{ TEST_DEV_NAME " hca_handle==5", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=5,hca_object=6", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=1 junk", -EINVAL, 7, 9 },
-	{ TEST_DEV_NAME " hca_handle=1\nhca_object=2", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=1\nhca_object=2", -ENODEV, 7, 9 },
+	{ "\n" TEST_DEV_NAME " hca_handle=5\n\n", 0, 5, 9 },
+	{ "\t\n \t\n" TEST_DEV_NAME " hca_handle=5\n\t\n", 0, 5, 9 },
+	{ "\t\n\t\n\n", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=1\n" TEST_DEV_NAME " hca_object=2", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME "\n" TEST_DEV_NAME, -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=5\nnosuchdev hca_handle=1", -ENODEV, 7, 9 },
+	{ "nosuchdev hca_handle=1\n" TEST_DEV_NAME " hca_handle=5", -ENODEV, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=5\nnosuchdev hca_handle=bad", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=5\nnosuchdev", -ENODEV, 7, 9 },
 	{ "nosuchdev hca_handle=1", -ENODEV, 7, 9 },
 	{ "nosuchdev", -ENODEV, 7, 9 },
 	{ "kunit_rdmac hca_handle=1", -ENODEV, 7, 9 },
@@ -509,7 +518,7 @@ static void rdmacg_test_mr_mem_files(struct kunit *test)
 	int i;
 
 	rdmacg_test_seq(test, &sf);
-	rdmacg_print_values(&sf, cg, RDMACG_FILE_MR_MEM | RDMACG_VAL_MAX);
+	rdmacg_print_values(&sf, cg, RDMACG_FILE_MR_MEM | RDMACG_VAL_MAX, NULL);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, TEST_DEV_NAME " max\n"));
 
 	rdmacg_test_write(test, cg, rdmacg_set_mr_mem_max, TEST_DEV_NAME " 1M");
@@ -524,16 +533,16 @@ static void rdmacg_test_mr_mem_files(struct kunit *test)
 	rdmacg_uncharge_mr_mem(cg, device, SZ_4K);
 
 	rdmacg_test_seq(test, &sf);
-	rdmacg_print_values(&sf, cg, RDMACG_FILE_MR_MEM | RDMACG_VAL_MAX);
+	rdmacg_print_values(&sf, cg, RDMACG_FILE_MR_MEM | RDMACG_VAL_MAX, NULL);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, TEST_DEV_NAME " 1048576\n"));
 	rdmacg_test_seq(test, &sf);
-	rdmacg_print_values(&sf, cg, RDMACG_FILE_MR_MEM | RDMACG_VAL_CURRENT);
+	rdmacg_print_values(&sf, cg, RDMACG_FILE_MR_MEM | RDMACG_VAL_CURRENT, NULL);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, TEST_DEV_NAME " 8192\n"));
 	rdmacg_test_seq(test, &sf);
-	rdmacg_print_values(&sf, cg, RDMACG_FILE_MR_MEM | RDMACG_VAL_PEAK);
+	rdmacg_print_values(&sf, cg, RDMACG_FILE_MR_MEM | RDMACG_VAL_PEAK, NULL);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, TEST_DEV_NAME " 12288\n"));
 	rdmacg_test_seq(test, &sf);
-	rdmacg_print_values(&sf, cg, RDMACG_VAL_CURRENT);
+	rdmacg_print_values(&sf, cg, RDMACG_VAL_CURRENT, NULL);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, TEST_DEV_NAME
 					   " hca_handle=0 hca_object=0\n"));
 	KUNIT_EXPECT_NULL(test, strstr(sf.buf, "mr_mem"));
@@ -878,7 +887,7 @@ static void rdmacg_test_file_format(struct kunit *test)
 	char *line;
 
 	rdmacg_test_seq(test, &sf);
-	rdmacg_print_values(&sf, cg, RDMACG_VAL_MAX);
+	rdmacg_print_values(&sf, cg, RDMACG_VAL_MAX, NULL);
 	line = strstr(sf.buf, TEST_DEV_NAME " ");
 	KUNIT_ASSERT_NOT_NULL(test, line);
 	KUNIT_EXPECT_TRUE(test, line == sf.buf || line[-1] == '\n');
@@ -891,11 +900,11 @@ static void rdmacg_test_file_format(struct kunit *test)
 							  RDMACG_RESOURCE_HCA_OBJECT));
 
 	rdmacg_test_seq(test, &sf);
-	rdmacg_print_values(&sf, cg, RDMACG_VAL_MAX);
+	rdmacg_print_values(&sf, cg, RDMACG_VAL_MAX, NULL);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, TEST_DEV_NAME
 					   " hca_handle=2 hca_object=0\n"));
 	rdmacg_test_seq(test, &sf);
-	rdmacg_print_values(&sf, cg, RDMACG_VAL_CURRENT);
+	rdmacg_print_values(&sf, cg, RDMACG_VAL_CURRENT, NULL);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, TEST_DEV_NAME
 					   " hca_handle=1 hca_object=0\n"));
 	rdmacg_test_seq(test, &sf);
@@ -1209,6 +1218,196 @@ static void rdmacg_test_peak_refused(struct kunit *test)
 	rdmacg_uncharge(lvl[ARRAY_SIZE(lvl) - 1], device, r);
 }
 
+/*
+ * One write, one line per device, applied to every device or to none: two
+ * devices set at once; a bad line, an unknown device or a device named
+ * twice leaves both as they were, in rdma.max and rdma.mr_mem.max alike.
+ */
+static void rdmacg_test_multi_device(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	const enum rdmacg_resource_type m = RDMACG_RESOURCE_MR_MEM;
+	struct rdmacg_device *d1, *d2;
+	struct rdma_cgroup *cg;
+	static const struct {
+		const char *text;
+		int ret;
+	} bad[] = {
+		{ TEST_DEV_NAME "_a hca_object=1\n" TEST_DEV_NAME "_b hca_object=x", -EINVAL },
+		{ TEST_DEV_NAME "_a hca_object=1\n" TEST_DEV_NAME "_c hca_object=2", -ENODEV },
+		{ TEST_DEV_NAME "_a hca_object=1\n" TEST_DEV_NAME "_a hca_handle=2", -EINVAL },
+	};
+	static const struct {
+		const char *text;
+		int ret;
+	} bad_mr[] = {
+		{ TEST_DEV_NAME "_a 1K\n" TEST_DEV_NAME "_b 1K 2K", -EINVAL },
+		{ TEST_DEV_NAME "_a 1K\n" TEST_DEV_NAME "_c 1K", -ENODEV },
+		{ TEST_DEV_NAME "_b 1K\n" TEST_DEV_NAME "_b 1K", -EINVAL },
+	};
+	const char *both = TEST_DEV_NAME "_a hca_object=10\n"
+			   TEST_DEV_NAME "_b hca_object=20 hca_handle=2\n";
+	const char *both_mr = TEST_DEV_NAME "_a 64K\n" TEST_DEV_NAME "_b 1M\n";
+	int i;
+
+	d1 = rdmacg_test_device(test, TEST_DEV_NAME "_a");
+	d2 = rdmacg_test_device(test, TEST_DEV_NAME "_b");
+	cg = rdmacg_test_cg(test, rdmacg_test_cg(test, NULL));
+
+	rdmacg_test_set(test, cg, both);
+	KUNIT_EXPECT_EQ(test, 10, rdmacg_test_max(cg, d1, r));
+	KUNIT_EXPECT_EQ(test, 20, rdmacg_test_max(cg, d2, r));
+	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_max(cg, d2, RDMACG_RESOURCE_HCA_HANDLE));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, bad[i].ret,
+				    rdmacg_set_max(cg, bad[i].text, strlen(bad[i].text)),
+				    "rdma.max write %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, 10, rdmacg_test_max(cg, d1, r),
+				    "rdma.max write %d changed the first device", i);
+		KUNIT_EXPECT_EQ_MSG(test, 20, rdmacg_test_max(cg, d2, r),
+				    "rdma.max write %d changed the second device", i);
+	}
+
+	rdmacg_test_write(test, cg, rdmacg_set_mr_mem_max, both_mr);
+	KUNIT_EXPECT_EQ(test, SZ_64K, rdmacg_test_max(cg, d1, m));
+	KUNIT_EXPECT_EQ(test, SZ_1M, rdmacg_test_max(cg, d2, m));
+	for (i = 0; i < ARRAY_SIZE(bad_mr); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, bad_mr[i].ret,
+				    rdmacg_set_mr_mem_max(cg, bad_mr[i].text,
+							  strlen(bad_mr[i].text)),
+				    "rdma.mr_mem.max write %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, SZ_64K, rdmacg_test_max(cg, d1, m),
+				    "rdma.mr_mem.max write %d changed the first device", i);
+		KUNIT_EXPECT_EQ_MSG(test, SZ_1M, rdmacg_test_max(cg, d2, m),
+				    "rdma.mr_mem.max write %d changed the second device", i);
+	}
+}
+
+/* The peak of @r as the reader with peak state @ofp (NULL: none) sees it. */
+static u64 rdmacg_test_seen(struct rdma_cgroup *cg, struct rdmacg_device *dev,
+			    enum rdmacg_resource_type r,
+			    struct cgroup_of_peak *ofp)
+{
+	u64 val;
+
+	mutex_lock(&rdmacg_registry_mutex);
+	val = rdmacg_peak_seen(cg, rdmacg_pool_lookup_locked(cg, dev), r, ofp);
+	mutex_unlock(&rdmacg_registry_mutex);
+	return val;
+}
+
+static void rdmacg_test_charge_n(struct kunit *test, struct rdma_cgroup *cg,
+				 struct rdmacg_device *dev,
+				 enum rdmacg_resource_type r, int n)
+{
+	while (n-- > 0)
+		KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(cg, dev, r));
+}
+
+#define RDMACG_EXPECT_SEEN(a, b, never)						\
+	do {									\
+		KUNIT_EXPECT_EQ_MSG(test, a, rdmacg_test_seen(c, dev, r, &fa),	\
+				    "reader a");				\
+		KUNIT_EXPECT_EQ_MSG(test, b, rdmacg_test_seen(c, dev, r, &fb),	\
+				    "reader b");				\
+		KUNIT_EXPECT_EQ_MSG(test, never,				\
+				    rdmacg_test_seen(c, dev, r, &fn),		\
+				    "reader that never resets");		\
+		KUNIT_EXPECT_EQ_MSG(test, never,				\
+				    rdmacg_test_seen(c, dev, r, NULL),		\
+				    "new reader");				\
+	} while (0)
+
+/*
+ * Peaks reset per open file, as memory.peak: readers a and b reset at
+ * different times, one reader never does. Each reads the high-water mark
+ * since its own reset, exactly: b's reset does not make a forget the 4
+ * reached after a's (memory.peak would), nor does either move what the
+ * reader that never reset, or a new one, sees. The parent's peak and the
+ * pinned memory's, which no reset of c's rdma.peak covers, stay.
+ */
+static void rdmacg_test_peak_reset(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	struct cgroup_of_peak fa = { }, fb = { }, fn = { };
+	struct rdmacg_device *dev;
+	struct rdma_cgroup *p, *c;
+
+	dev = rdmacg_test_chain(test, &p, &c, NULL);
+	rdmacg_test_charge_n(test, c, dev, r, 3);
+	rdmacg_uncharge_amount(c, dev, r, 2);
+	RDMACG_EXPECT_SEEN(3, 3, 3);
+
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_peak_reset(c, &fa, RDMACG_VAL_PEAK));
+	RDMACG_EXPECT_SEEN(1, 3, 3);
+	rdmacg_test_charge_n(test, c, dev, r, 1);
+	RDMACG_EXPECT_SEEN(2, 3, 3);
+	rdmacg_test_charge_n(test, c, dev, r, 2);
+	RDMACG_EXPECT_SEEN(4, 4, 4);
+	rdmacg_uncharge_amount(c, dev, r, 3);
+
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_peak_reset(c, &fb, RDMACG_VAL_PEAK));
+	RDMACG_EXPECT_SEEN(4, 1, 4);
+	rdmacg_test_charge_n(test, c, dev, r, 1);
+	RDMACG_EXPECT_SEEN(4, 2, 4);
+
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_peak_reset(c, &fa, RDMACG_VAL_PEAK));
+	RDMACG_EXPECT_SEEN(2, 2, 4);
+	rdmacg_test_charge_n(test, c, dev, r, 3);
+	rdmacg_uncharge_amount(c, dev, r, 4);
+	RDMACG_EXPECT_SEEN(5, 5, 5);
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_usage(c, dev, r));
+
+	/* The parent's peak is its own; rdma.mr_mem.peak is another file. */
+	KUNIT_EXPECT_EQ(test, 5, rdmacg_test_seen(p, dev, r, NULL));
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_mr_charge(c, dev, SZ_8K));
+	rdmacg_uncharge_amount(c, dev, RDMACG_RESOURCE_MR_MEM, SZ_4K);
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_peak_reset(c, &fa, RDMACG_VAL_PEAK));
+	KUNIT_EXPECT_EQ(test, SZ_8K,
+			rdmacg_test_seen(c, dev, RDMACG_RESOURCE_MR_MEM, &fa));
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_peak_reset(c, &fb, RDMACG_FILE_MR_MEM |
+						   RDMACG_VAL_PEAK));
+	KUNIT_EXPECT_EQ(test, SZ_4K,
+			rdmacg_test_seen(c, dev, RDMACG_RESOURCE_MR_MEM, &fb));
+	KUNIT_EXPECT_EQ(test, SZ_8K,
+			rdmacg_test_seen(c, dev, RDMACG_RESOURCE_MR_MEM, NULL));
+	/* a's third reset came after b's, when usage had been 5. */
+	KUNIT_EXPECT_EQ(test, 5, rdmacg_test_seen(c, dev, r, &fb));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_seen(c, dev, r, &fa));
+
+	rdmacg_peak_forget(&fa);
+	rdmacg_peak_forget(&fb);
+	KUNIT_EXPECT_TRUE(test, list_empty(&c->peak_files));
+	KUNIT_EXPECT_EQ(test, 5, rdmacg_test_seen(c, dev, r, NULL));
+	rdmacg_uncharge_amount(c, dev, r, 1);
+	rdmacg_uncharge_amount(c, dev, RDMACG_RESOURCE_MR_MEM, SZ_4K);
+}
+
+/*
+ * A device unregistered and registered again, its pool recreated: what a
+ * reader saved for the old pool does not carry over to the new one.
+ */
+static void rdmacg_test_peak_reset_reregister(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	struct cgroup_of_peak fa = { };
+	struct rdmacg_device *dev;
+	struct rdma_cgroup *c;
+
+	dev = rdmacg_test_chain(test, &c, NULL);
+	rdmacg_test_charge_n(test, c, dev, r, 2);
+	rdmacg_uncharge_amount(c, dev, r, 2);
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_peak_reset(c, &fa, RDMACG_VAL_PEAK));
+	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_seen(c, dev, r, NULL));
+	rdmacg_unregister_device(dev);
+	rdmacg_register_device(dev);
+	rdmacg_test_charge_n(test, c, dev, r, 1);
+	rdmacg_uncharge_amount(c, dev, r, 1);
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_seen(c, dev, r, NULL));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_seen(c, dev, r, &fa));
+	rdmacg_peak_forget(&fa);
+}
+
 static int rdmacg_test_no_id(void)
 {
 	return -ENOMEM;
@@ -1244,7 +1443,7 @@ static void rdmacg_test_unaccounted(struct kunit *test)
 	rdmacg_uncharge(cg, device, r);
 
 	rdmacg_test_seq(test, &sf);
-	rdmacg_print_values(&sf, cg, RDMACG_VAL_CURRENT);
+	rdmacg_print_values(&sf, cg, RDMACG_VAL_CURRENT, NULL);
 	KUNIT_EXPECT_NULL(test, strstr(sf.buf, TEST_DEV_NAME " "));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, TEST_DEV_NAME "_other "));
 
@@ -1907,6 +2106,9 @@ static struct kunit_case rdmacg_test_cases[] = {
 	KUNIT_CASE(rdmacg_test_unregister_outstanding),
 	KUNIT_CASE(rdmacg_test_file_format),
 	KUNIT_CASE(rdmacg_test_peak_refused),
+	KUNIT_CASE(rdmacg_test_multi_device),
+	KUNIT_CASE(rdmacg_test_peak_reset),
+	KUNIT_CASE(rdmacg_test_peak_reset_reregister),
 	KUNIT_CASE(rdmacg_test_unaccounted),
 	KUNIT_CASE(rdmacg_test_never_registered),
 	KUNIT_CASE(rdmacg_test_refusal_dead_device),

@@ -1144,6 +1144,27 @@ bool expect_mr_usage(const char *cgroup, uint64_t bytes)
 	return expect_mr_mem(cgroup, "rdma.mr_mem.current", bytes);
 }
 
+/* The line of @file for device @dev is "@dev @want". */
+bool expect_dev_line(const char *cgroup, const char *file, const char *dev,
+		     const char *want)
+{
+	char got[256];
+	int ret;
+
+	ret = dev_line(cgroup, file, dev, got, sizeof(got));
+	if (ret) {
+		ksft_print_msg("%s/%s: no line for %s: %s\n", cgroup, file,
+			       dev, strerror(-ret));
+		return false;
+	}
+	if (strncmp(got, dev, strlen(dev)) || strcmp(got + strlen(dev) + 1, want)) {
+		ksft_print_msg("%s/%s: expected \"%s %s\", got \"%s\"\n", cgroup,
+			       file, dev, want, got);
+		return false;
+	}
+	return true;
+}
+
 bool expect_no_line(const char *cgroup, const char *file)
 {
 	char line[256];

@@ -153,6 +153,8 @@ bool expect_events(const char *cgroup, const char *file,
 bool expect_mr_mem(const char *cgroup, const char *file, uint64_t bytes);
 bool expect_mr_usage(const char *cgroup, uint64_t bytes);
 bool expect_no_line(const char *cgroup, const char *file);
+bool expect_dev_line(const char *cgroup, const char *file, const char *dev,
+		     const char *want);
 bool check_all_formats(const char *cgroup);
 bool check_runc_lines(const char *cgroup, const char *file);
 int set_max(const char *cgroup, const char *fmt, ...);

@@ -653,6 +653,130 @@ static int test_rdma_creator_owns(const char *root, struct rig *t)
 	return KSFT_PASS;
 }
 
+/* Writes @text to @file of @cgroup; the error is checked against @want. */
+static bool write_expect(const char *cgroup, const char *file,
+			 const char *text, int want)
+{
+	int ret = cg_write(cgroup, file, (char *)text);
+
+	if (ret == want)
+		return true;
+	ksft_print_msg("%s/%s: writing \"%s\": %s, expected %s\n", cgroup, file,
+		       text, strerror(-ret), strerror(-want));
+	return false;
+}
+
+/*
+ * The limit lines of @dev and @dev2 (when not NULL) in @cgroup: rdma.max
+ * "hca_handle=@h hca_object=@o" for both, rdma.mr_mem.max @mr and @mr2.
+ */
+static bool expect_lines(const char *cgroup, const char *dev, const char *dev2,
+			 const char *h, const char *h2, const char *mr,
+			 const char *mr2)
+{
+	if (!expect_dev_line(cgroup, "rdma.max", dev, h))
+		return false;
+	if (dev2 && !expect_dev_line(cgroup, "rdma.max", dev2, h2))
+		return false;
+	if (!have_mr_mem)
+		return true;
+	if (!expect_dev_line(cgroup, "rdma.mr_mem.max", dev, mr))
+		return false;
+	return !dev2 || expect_dev_line(cgroup, "rdma.mr_mem.max", dev2, mr2);
+}
+
+/*
+ * One write, one line per device (as a container runtime writes a value of
+ * OCI's linux.resources.unified): every line applies, or none does. Uses
+ * a second device, rxe0 on lo, when it can be made, and checks what one
+ * device allows otherwise.
+ */
+static int test_rdma_max_lines(const char *root, struct rig *t)
+{
+	const char *d1 = rdma_dev, *d2 = "rxe0";
+	char text[512], bad[512];
+	bool created = false, ok;
+	int ret = KSFT_FAIL, i;
+	char *a;
+
+	a = cgs_add(&t->cgs, root, "rdma_test_lines", false);
+	if (!a)
+		return KSFT_FAIL;
+	if (rdma_dev_index(d2) < 0) {
+		if (rdma_link_add(d2, "rxe", "lo")) {
+			ksft_print_msg("no second device (rxe0 on lo): one device only\n");
+			d2 = NULL;
+		} else {
+			created = true;
+			for (i = 0; i < WAIT_MS / 50 && rdma_dev_index(d2) < 0; i++)
+				usleep(50000);
+		}
+	}
+
+	/* Blank lines and blanks around are skipped. */
+	snprintf(text, sizeof(text), "\n\t\n%s hca_handle=3 hca_object=4\n\n", d1);
+	if (!write_expect(a, "rdma.max", text, 0))
+		goto out;
+	if (!expect_dev_line(a, "rdma.max", d1, "hca_handle=3 hca_object=4"))
+		goto out;
+
+	if (d2) {
+		snprintf(text, sizeof(text), "%s hca_handle=5\n%s hca_object=6\n",
+			 d1, d2);
+		if (!write_expect(a, "rdma.max", text, 0))
+			goto out;
+		if (have_mr_mem) {
+			snprintf(text, sizeof(text), "%s 64K\n%s 1M\n", d1, d2);
+			if (!write_expect(a, "rdma.mr_mem.max", text, 0))
+				goto out;
+		}
+	} else if (have_mr_mem) {
+		snprintf(text, sizeof(text), "\n%s 64K\n", d1);
+		if (!write_expect(a, "rdma.mr_mem.max", text, 0))
+			goto out;
+		if (set_max(a, "hca_handle=5"))
+			goto out;
+	} else if (set_max(a, "hca_handle=5")) {
+		goto out;
+	}
+	ok = expect_lines(a, d1, d2, "hca_handle=5 hca_object=4",
+			  "hca_handle=max hca_object=6", "65536", "1048576");
+	if (!ok)
+		goto out;
+
+	/* A bad line, an unknown device, a device twice: nothing changes. */
+	snprintf(bad, sizeof(bad), "%s hca_handle=7\n%s hca_object=x", d1, d2 ?: d1);
+	if (!write_expect(a, "rdma.max", bad, -EINVAL))
+		goto out;
+	snprintf(bad, sizeof(bad), "%s hca_handle=7\nnosuchdev hca_object=1", d1);
+	if (!write_expect(a, "rdma.max", bad, -ENODEV))
+		goto out;
+	snprintf(bad, sizeof(bad), "%s hca_handle=7\n%s hca_object=1", d1, d1);
+	if (!write_expect(a, "rdma.max", bad, -EINVAL))
+		goto out;
+	if (have_mr_mem) {
+		snprintf(bad, sizeof(bad), "%s 1K\n%s 1K 2K", d1, d2 ?: d1);
+		if (!write_expect(a, "rdma.mr_mem.max", bad, -EINVAL))
+			goto out;
+		snprintf(bad, sizeof(bad), "%s 1K\nnosuchdev 1K", d1);
+		if (!write_expect(a, "rdma.mr_mem.max", bad, -ENODEV))
+			goto out;
+	}
+	ok = expect_lines(a, d1, d2, "hca_handle=5 hca_object=4",
+			  "hca_handle=max hca_object=6", "65536", "1048576");
+	if (ok)
+		ret = KSFT_PASS;
+out:
+	if (created) {
+		i = rdma_dev_index("rxe0");
+		if (i < 0 || rdma_link_del(i)) {
+			ksft_print_msg("cannot delete rxe0\n");
+			ret = KSFT_FAIL;
+		}
+	}
+	return ret;
+}
+
 /*
  * A limit set below the current usage keeps existing objects, refuses new
  * ones, and lets allocations through again once usage is below it.
@@ -1109,6 +1233,126 @@ static int test_rdma_peak(const char *root, struct rig *t)
 	if (!ok)
 		return KSFT_FAIL;
 	return KSFT_PASS;
+}
+
+/* hca_object of rdma_dev's line, read again through the open file @fd. */
+static long fd_object(int fd)
+{
+	char buf[PAGE_SIZE], *line, *obj;
+	ssize_t n;
+
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	for (line = buf; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+		if (!strncmp(line, rdma_dev, strlen(rdma_dev)) &&
+		    line[strlen(rdma_dev)] == ' ')
+			break;
+	obj = line ? strstr(line, "hca_object=") : NULL;
+	return obj ? atol(obj + strlen("hca_object=")) : -ENOENT;
+}
+
+/* The hca_object peak that fds @a, @b, @n and a new open of @cg show. */
+static bool expect_peaks(const char *cg, int a, int b, int n, long pa,
+			 long pb, long pn)
+{
+	char path[PATH_MAX];
+	long got[4];
+	int fresh;
+
+	snprintf(path, sizeof(path), "%s/rdma.peak", cg);
+	fresh = open(path, O_RDONLY);
+	got[0] = fd_object(a);
+	got[1] = fd_object(b);
+	got[2] = fd_object(n);
+	got[3] = fresh < 0 ? -errno : fd_object(fresh);
+	if (fresh >= 0)
+		close(fresh);
+	if (got[0] == pa && got[1] == pb && got[2] == pn && got[3] == pn)
+		return true;
+	ksft_print_msg("%s: hca_object peaks a=%ld b=%ld never=%ld new=%ld, ",
+		       path, got[0], got[1], got[2], got[3]);
+	ksft_print_msg("expected %ld %ld %ld %ld\n", pa, pb, pn, pn);
+	return false;
+}
+
+/*
+ * rdma.peak resets per open file, as memory.peak does: a write through an
+ * open file makes later reads through it show the peak since then; other
+ * files and new opens keep the peak since creation. Two files reset at
+ * different times each read their exact high-water mark: b's reset does
+ * not make a forget the 4 reached after a's.
+ */
+static int test_rdma_peak_reset(const char *root, struct rig *t)
+{
+	const struct wcreate pd3 = { .type = OBJ_PD, .count = 3, .done = 3 };
+	const struct wcreate pd1 = { .type = OBJ_PD, .count = 1, .done = 1 };
+	const struct hca parent_peak = { .handle = 1, .object = 4 };
+	const struct wopen open1 = { .count = 1, .done = 1 };
+	int fa = -1, fb = -1, fn = -1, ret = KSFT_FAIL, i;
+	struct worker *w = t->w;
+	char path[PATH_MAX];
+	char *p, *a;
+
+	p = cgs_add(&t->cgs, root, "rdma_test_peakreset", true);
+	a = p ? cgs_add(&t->cgs, p, "a", false) : NULL;
+	if (!a)
+		return KSFT_FAIL;
+	snprintf(path, sizeof(path), "%s/rdma.peak", a);
+	fa = open(path, O_RDWR);
+	fb = open(path, O_RDWR);
+	fn = open(path, O_RDONLY);
+	if (fa < 0 || fb < 0 || fn < 0) {
+		ksft_print_msg("open %s: %s\n", path, strerror(errno));
+		goto out;
+	}
+
+	if (worker_start(w, a) || !w_open(w, &open1) || !w_create(w, &pd3))
+		goto out;
+	for (i = 1; i <= 2; i++)
+		if (!w_destroy(w, i))
+			goto out;
+	if (!expect_peaks(a, fa, fb, fn, 3, 3, 3))
+		goto out;
+
+	if (write(fa, "reset\n", 6) != 6) {
+		ksft_print_msg("%s: write: %s\n", path, strerror(errno));
+		goto out;
+	}
+	if (!expect_peaks(a, fa, fb, fn, 1, 3, 3))
+		goto out;
+	if (!w_create(w, &pd3))
+		goto out;
+	if (!expect_peaks(a, fa, fb, fn, 4, 4, 4))
+		goto out;
+	for (i = 3; i <= 5; i++)
+		if (!w_destroy(w, i))
+			goto out;
+
+	if (write(fb, "1", 1) != 1) {
+		ksft_print_msg("%s: write: %s\n", path, strerror(errno));
+		goto out;
+	}
+	if (!expect_peaks(a, fa, fb, fn, 4, 1, 4))
+		goto out;
+	if (!w_create(w, &pd1))
+		goto out;
+	if (!expect_peaks(a, fa, fb, fn, 4, 2, 4))
+		goto out;
+	/* The parent's peak is its own. */
+	if (!expect_res(p, "rdma.peak", &parent_peak))
+		goto out;
+	if (w_close(w, -1))
+		ret = KSFT_PASS;
+out:
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
+	if (fn >= 0)
+		close(fn);
+	return ret;
 }
 
 /*
@@ -3073,6 +3317,7 @@ static const struct rdma_test {
 	T(test_rdma_root_files),
 	T(test_rdma_max_roundtrip),
 	T(test_rdma_max_bad_input),
+	T(test_rdma_max_lines),
 	T(test_rdma_hca_handle_limit),
 	T(test_rdma_hca_object_limit),
 	T(test_rdma_hierarchy),
@@ -3082,6 +3327,7 @@ static const struct rdma_test {
 	T(test_rdma_object_moved),
 	T(test_rdma_peak),
 	T(test_rdma_peak_refused_above),
+	T(test_rdma_peak_reset),
 	T(test_rdma_events_levels),
 	T(test_rdma_events_local),
 	T(test_rdma_events_poll),
