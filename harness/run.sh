@@ -18,7 +18,7 @@ release_guest() {
 
 # The checks harness/guest/demo.sh makes (its "expect" lines): a demo
 # that skipped some, or counted wrong, does not pass.
-DEMO_CHECKS=27
+DEMO_CHECKS=32
 
 # demo_verdict LOG QEMU_STATUS TIMEOUT: judge the demo from its console log.
 # It passed only if the guest printed its closing line "demo: N passed,

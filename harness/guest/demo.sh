@@ -5,7 +5,8 @@
 # container runtime (runc) sets the same kind of limit from its OCI config
 # (linux.resources.rdma) and reads the cgroup's files back; last, the
 # cgroup's rdma.mr_mem.max limits the bytes of memory its processes may
-# pin as memory regions, and a registration past it is refused.
+# pin as memory regions, and a registration past it is refused; and runc
+# sets that limit for a container through linux.resources.unified.
 #
 # The demo checks itself: every check prints one verdict line, "ok: WHAT" or
 # "FAIL: step N: WHAT: expected 'X', got 'Y'", and the last line is exactly
@@ -258,7 +259,44 @@ expect "verbs_probe's status 1; rdma.mr_mem.current back at 0; rdma.mr_mem.peak 
 	"1 $DEV 0 $DEV 49152" \
 	"$rc $(line $CG/rdma.mr_mem.current) $(line $CG/rdma.mr_mem.peak)"
 
-step "10. The kernel logged no warning, bug or oops meanwhile"
+step "10. A container runtime limits pinned memory: runc with linux.resources.unified"
+echo "OCI has no field for pinned memory; runc writes any cgroup v2 file named in"
+echo "linux.resources.unified, rdma.mr_mem.max included. A container that runs"
+echo "  verbs_probe -k $DEV pd mr=48K mr=32K wait"
+echo "with, in its config.json:"
+RB_UNIFIED="\"rdma.mr_mem.max\": \"$DEV 64K\"" \
+	runc_bundle $T/ubundle $DEV - - /$CTR verbs_probe -k $DEV pd mr=48K mr=32K wait
+show "grep -A2 '\"unified\"' $T/ubundle/config.json"
+mkfifo $T/uctr-stdin
+echo "# timeout 120 runc run --no-pivot --bundle $T/ubundle $CTR < $T/uctr-stdin &"
+timeout 120 runc run --no-pivot --bundle $T/ubundle $CTR <$T/uctr-stdin >$T/uctr.log 2>&1 &
+ctr=$!
+exec 3>$T/uctr-stdin
+wait_for 60 grep -q '^verbs_probe: holding' $T/uctr.log
+echo "Inside the container:"
+sed 's/^/  /' $T/uctr.log
+show "cat /sys/fs/cgroup/$CTR/rdma.mr_mem.max"
+expect "runc wrote the container's rdma.mr_mem.max" \
+	"$DEV 65536" "$(line /sys/fs/cgroup/$CTR/rdma.mr_mem.max)"
+expect "in the container: the 48 KiB MR registered, the 32 KiB one refused with EAGAIN" \
+	"ibv_open_device=ok ibv_alloc_pd=ok ibv_reg_mr(49152)=ok ibv_reg_mr(32768)=EAGAIN" \
+	"$(probe_summary $T/uctr.log)"
+show "cat /sys/fs/cgroup/$CTR/rdma.mr_mem.current"
+expect "the container's rdma.mr_mem.current: the 48 KiB it holds" \
+	"$DEV 49152" "$(line /sys/fs/cgroup/$CTR/rdma.mr_mem.current)"
+echo "# timeout 30 runc events --stats $CTR"
+timeout 30 runc events --stats $CTR >$T/uevents.json 2>&1
+rc=$?
+expect "runc events --stats still reads the container's cgroup without error" \
+	"0 stats" "$rc $(grep -o '^{"type":"[a-z]*"' $T/uevents.json | cut -d'"' -f4)"
+echo "Closing the container's stdin: verbs_probe exits, runc removes the container."
+exec 3>&-
+wait $ctr
+rc=$?
+expect "the container exited with verbs_probe's status 1 and its cgroup is gone" \
+	"1 gone" "$rc $([ -d /sys/fs/cgroup/$CTR ] && echo still there || echo gone)"
+
+step "11. The kernel logged no warning, bug or oops meanwhile"
 dmesg | grep -E 'WARNING:|BUG:|Oops|UBSAN:|general protection|Call Trace:' >$T/splats
 expect "no kernel splat in dmesg" "" "$(head -n3 $T/splats | tr '\n' '|')"
 

@@ -12,7 +12,10 @@
 # in new mount, PID and UTS namespaces, in cgroup CGROUP (relative to
 # /sys/fs/cgroup, with a leading /), with the uverbs node of RDMA device
 # DEV and linux.resources.rdma {DEV: HANDLES hcaHandles, OBJECTS
-# hcaObjects}.  Fails if DEV has no uverbs node.
+# hcaObjects}, or no linux.resources.rdma if HANDLES is "-".  With
+# RB_UNIFIED set, also linux.resources.unified with its value as the
+# members of the object, e.g. RB_UNIFIED='"rdma.mr_mem.max": "rxe0 64K"'.
+# Fails if DEV has no uverbs node.
 runc_bundle() {
 	rb_dir=$1 rb_dev=$2 rb_handles=$3 rb_objects=$4 rb_cg=$5
 	shift 5
@@ -24,6 +27,11 @@ EOF
 	for rb_a in "$@"; do
 		rb_args="$rb_args${rb_args:+, }\"$rb_a\""
 	done
+	rb_res=
+	[ "$rb_handles" != - ] &&
+		rb_res="\"rdma\": { \"$rb_dev\": { \"hcaHandles\": $rb_handles, \"hcaObjects\": $rb_objects } }"
+	[ -n "${RB_UNIFIED:-}" ] &&
+		rb_res="$rb_res${rb_res:+, }\"unified\": { $RB_UNIFIED }"
 	mkdir -p "$rb_dir"
 	cat >"$rb_dir/config.json" <<JSON
 {
@@ -56,8 +64,8 @@ EOF
 			"devices": [
 				{ "allow": false, "access": "rwm" },
 				{ "allow": true, "type": "c", "major": $rb_major, "minor": $rb_minor, "access": "rw" }
-			],
-			"rdma": { "$rb_dev": { "hcaHandles": $rb_handles, "hcaObjects": $rb_objects } }
+			]${rb_res:+,
+			$rb_res}
 		}
 	}
 }

@@ -1,0 +1,122 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# mr_mem through a container runtime.  OCI has no field for pinned memory;
+# runc writes any cgroup v2 file given in linux.resources.unified, and so
+# reaches rdma.mr_mem.max, and, one line per device, rdma.max of several
+# devices in one value.  runc (Debian's) runs a busybox container whose
+# config has no linux.resources.rdma but
+#   "unified": { "rdma.mr_mem.max": "DEV 64K",
+#                "rdma.max": "DEV hca_handle=1 hca_object=3\nDEV2 hca_object=7" }
+# (DEV2, rxe0 on lo, is made for the test if it does not exist; without it
+# the value has DEV's line only).  In the container, verbs_probe opens DEV,
+# allocates a PD, registers 48 KiB (fits) and 32 KiB (refused: 80 > 64
+# KiB), and holds.  The test checks the limits runc wrote, the refusal
+# with EAGAIN inside the container, rdma.mr_mem.current and rdma.events,
+# that runc still reads our files for its statistics, and the exit.
+#
+# Environment: DEV (default siw0).
+
+DEV=${DEV:-siw0}
+DEV2=rxe0
+CTR=runc-unified
+CG=/sys/fs/cgroup/$CTR
+TMP=${TMPDIR:-/tmp}/82-runc-unified.$$
+PLAN=7
+
+. /lib/harness/tap.sh
+. /lib/harness/wait.sh
+. /lib/harness/verbs.sh
+. /lib/harness/runc.sh
+
+line() { grep "^$1 " "$2"; }
+
+ctr=
+made2=
+controllers=$(cat /sys/fs/cgroup/cgroup.subtree_control)
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	exec 3>&-
+	[ -n "$ctr" ] && wait "$ctr"
+	runc delete --force "$CTR" 2>/dev/null
+	[ -d "$CG" ] && rmdir "$CG"
+	for c in $(cat /sys/fs/cgroup/cgroup.subtree_control); do
+		echo " $controllers " | grep -q " $c " ||
+			echo "-$c" >/sys/fs/cgroup/cgroup.subtree_control
+	done
+	[ -n "$made2" ] && rdma link delete "$DEV2"
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+mkdir -p "$TMP"
+
+echo "TAP version 13"
+echo "1..$PLAN"
+
+if ! rdma link show "$DEV2/1" >/dev/null 2>&1; then
+	if rdma link add "$DEV2" type rxe netdev lo 2>/dev/null; then
+		made2=1
+		wait_for 10 rdma link show "$DEV2/1" >/dev/null 2>&1
+	else
+		DEV2=
+	fi
+fi
+max_value="$DEV hca_handle=1 hca_object=3${DEV2:+\\n$DEV2 hca_object=7}"
+
+# 1: the container holding its verbs resources
+why=
+if ! command -v runc >/dev/null; then
+	why="no runc in the guest"
+elif ! RB_UNIFIED="\"rdma.mr_mem.max\": \"$DEV 64K\", \"rdma.max\": \"$max_value\"" \
+		runc_bundle "$TMP/bundle" "$DEV" - - "/$CTR" verbs_probe -k "$DEV" pd mr=48K mr=32K wait; then
+	why="no uverbs node for $DEV"
+else
+	mkfifo "$TMP/stdin"
+	timeout 120 runc run --no-pivot --bundle "$TMP/bundle" "$CTR" <"$TMP/stdin" >"$TMP/out" 2>&1 &
+	ctr=$!
+	exec 3>"$TMP/stdin"
+	wait_for 60 grep -q '^verbs_probe: holding' "$TMP/out" ||
+		why="verbs_probe in the container did not reach its wait (see the output below)"
+fi
+if [ -z "$why" ]; then
+	pass "runc runs verbs_probe with linux.resources.unified {rdma.mr_mem.max: \"$DEV 64K\", rdma.max: \"$max_value\"}"
+	diag <"$TMP/out"
+else
+	fail "runc runs verbs_probe with linux.resources.unified # $why"
+	[ -f "$TMP/out" ] && diag <"$TMP/out"
+	while [ "$n" -lt "$PLAN" ]; do skip "not run" "the container did not start"; done
+	exit 1
+fi
+
+# 2-5: while the container holds
+check "runc wrote rdma.mr_mem.max, and rdma.max of ${DEV2:+both devices in one write}${DEV2:-$DEV (no second device)}" \
+	"$DEV 65536|$DEV hca_handle=1 hca_object=3${DEV2:+|$DEV2 hca_handle=max hca_object=7}" \
+	"$(line "$DEV" "$CG/rdma.mr_mem.max")|$(line "$DEV" "$CG/rdma.max")${DEV2:+|$(line "$DEV2" "$CG/rdma.max")}"
+check "in the container: the 48 KiB MR registered, the 32 KiB one refused with EAGAIN" \
+	"ibv_open_device=ok ibv_alloc_pd=ok ibv_reg_mr(49152)=ok ibv_reg_mr(32768)=EAGAIN" \
+	"$(probe_summary "$TMP/out")"
+check "the container's rdma.mr_mem.current and rdma.current while it holds" \
+	"$DEV 49152|$DEV hca_handle=1 hca_object=2" \
+	"$(line "$DEV" "$CG/rdma.mr_mem.current")|$(line "$DEV" "$CG/rdma.current")"
+check "the container's rdma.events: the MR refused by its mr_mem limit" \
+	"$DEV hca_handle.max=0 hca_handle.alloc_fail=0 hca_object.max=0 hca_object.alloc_fail=0 mr_mem.max=1 mr_mem.alloc_fail=1" \
+	"$(line "$DEV" "$CG/rdma.events")"
+
+# 6: runc still reads our files for its statistics
+timeout 60 runc events --stats "$CTR" >"$TMP/events" 2>&1
+rc=$?
+timeout 60 runc_stats "$CG" >"$TMP/stats" 2>&1
+diag <"$TMP/stats"
+check "runc events --stats works; runc's parser reads rdma.max and rdma.current of $DEV" \
+	"0 stats {\"device\":\"$DEV\",\"hca_handles\":1,\"hca_objects\":3} {\"device\":\"$DEV\",\"hca_handles\":1,\"hca_objects\":2}" \
+	"$rc $(grep -o '^{"type":"[a-z]*"' "$TMP/events" | cut -d'"' -f4) $(runc_stat rdma_limit "$DEV" "$TMP/stats") $(runc_stat rdma_current "$DEV" "$TMP/stats")"
+
+# 7: release
+exec 3>&-
+wait "$ctr"
+rc=$?
+ctr=
+check "stdin closed: the container exits with verbs_probe's status 1, runc removes its cgroup" \
+	"1 gone" "$rc $([ -d "$CG" ] && echo still there || echo gone)"
+
+exit "$failed"
