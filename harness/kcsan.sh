@@ -34,7 +34,7 @@ export TEST_TIMEOUT=${TEST_TIMEOUT:-900} BOOT_TIMEOUT=${BOOT_TIMEOUT:-2700}
 must deps "1s; 5-10 min on a fresh machine" bash "$HARNESS/deps.sh"
 take_lock
 must tree "5s; 1 min the first time" bash "$HARNESS/tree.sh"
-must build-kcsan "1-2 min; 15-20 min the first time" bash "$HARNESS/kernel.sh" kcsan build
+must build-kcsan "1-3 min; 20-35 min the first time" bash "$HARNESS/kernel.sh" kcsan build
 must initramfs-kcsan "20s" bash "$HARNESS/initramfs.sh" kcsan
 boot_ok=1
 step boot-kcsan "4-6 min" bash "$HARNESS/boot.sh" kcsan kcsan || boot_ok=0

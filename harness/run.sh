@@ -12,7 +12,7 @@ set -euo pipefail
 
 release_guest() {
 	step tree "5s; 1 min the first time" bash "$HARNESS/tree.sh"
-	step build-release "30s; 5 min the first time" bash "$HARNESS/kernel.sh" release build
+	step build-release "30s; 15 min the first time" bash "$HARNESS/kernel.sh" release build
 	step initramfs-release "20s" bash "$HARNESS/initramfs.sh" release
 }
 
@@ -86,8 +86,8 @@ patch)
 kernel)
 	take_lock
 	step tree "5s; 1 min the first time" bash "$HARNESS/tree.sh"
-	step build-release "30s; 5 min the first time" bash "$HARNESS/kernel.sh" release build
-	step build-debug "1-2 min; 15 min the first time" bash "$HARNESS/kernel.sh" debug build
+	step build-release "30s; 15 min the first time" bash "$HARNESS/kernel.sh" release build
+	step build-debug "1-2 min; 15-30 min the first time" bash "$HARNESS/kernel.sh" debug build
 	;;
 clean)
 	take_lock

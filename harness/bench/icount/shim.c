@@ -77,6 +77,13 @@ noinline void css_put(struct cgroup_subsys_state *css)
 struct cgroup_subsys_state *of_css(struct kernfs_open_file *of) { return NULL; }
 struct cgroup_subsys_state *seq_css(struct seq_file *sf) { return NULL; }
 struct cftype *seq_cft(struct seq_file *sf) { return NULL; }
+struct cftype *of_cft(struct kernfs_open_file *of) { return NULL; }
+struct cgroup_of_peak *of_peak(struct kernfs_open_file *of) { return NULL; }
+
+void *krealloc_array(void *p, size_t n, size_t size, gfp_t gfp)
+{
+	return realloc(p, n * size);
+}
 void seq_printf(struct seq_file *m, const char *fmt, ...) { }
 void seq_puts(struct seq_file *m, const char *s) { }
 void seq_putc(struct seq_file *m, char c) { }

@@ -50,6 +50,8 @@ typedef unsigned int gfp_t;
 #define EXPORT_SYMBOL(x)
 #define KUNIT_STATIC_STUB_REDIRECT(...)	do { } while (0)
 #define BIT(n)		(1UL << (n))
+#undef static_assert
+#define static_assert(e, ...) _Static_assert(e, #e)
 #define BITS_PER_LONG	64
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define container_of(p, t, m) ((t *)((char *)(p) - offsetof(t, m)))
@@ -101,6 +103,7 @@ static __always_inline V pfx##_fetch_sub(V i, T *v) { return __atomic_fetch_sub(
 static __always_inline V pfx##_fetch_add(V i, T *v) { return __atomic_fetch_add(&v->counter, i, __ATOMIC_SEQ_CST); } \
 static __always_inline V pfx##_sub_return(V i, T *v) { return __atomic_sub_fetch(&v->counter, i, __ATOMIC_SEQ_CST); } \
 static __always_inline V pfx##_add_return(V i, T *v) { return __atomic_add_fetch(&v->counter, i, __ATOMIC_SEQ_CST); } \
+static __always_inline V pfx##_xchg(T *v, V i) { return __atomic_exchange_n(&v->counter, i, __ATOMIC_SEQ_CST); } \
 static __always_inline V pfx##_dec_return(T *v) { return pfx##_sub_return(1, v); } \
 static __always_inline V pfx##_inc_return(T *v) { return pfx##_add_return(1, v); } \
 static __always_inline bool pfx##_try_cmpxchg(T *v, V *old, V new)		\
@@ -133,6 +136,7 @@ static inline size_t kmalloc_size_roundup(size_t s)
 }
 void *kzalloc(size_t size, gfp_t gfp);
 void *kcalloc(size_t n, size_t size, gfp_t gfp);
+void *krealloc_array(void *p, size_t n, size_t size, gfp_t gfp);
 void kfree(const void *p);
 #define kfree_rcu_mightsleep(p)	kfree(p)
 
@@ -210,6 +214,7 @@ struct cftype {
 	unsigned long private;
 	int (*seq_show)(struct seq_file *sf, void *v);
 	ssize_t (*write)(struct kernfs_open_file *of, char *buf, size_t nbytes, loff_t off);
+	void (*release)(struct kernfs_open_file *of);
 	size_t file_offset;
 	unsigned int flags;
 };
@@ -232,9 +237,12 @@ static inline void cgroup_file_notify(struct cgroup_file *f) { }
 struct cgroup_subsys_state *of_css(struct kernfs_open_file *of);
 struct cgroup_subsys_state *seq_css(struct seq_file *sf);
 struct cftype *seq_cft(struct seq_file *sf);
+struct cftype *of_cft(struct kernfs_open_file *of);
+struct cgroup_of_peak { unsigned long value; struct list_head list; };
+struct cgroup_of_peak *of_peak(struct kernfs_open_file *of);
 
 /* seq_file, strings */
-struct seq_file { char *buf; size_t size, count; };
+struct seq_file { char *buf; size_t size, count; void *private; };
 void seq_printf(struct seq_file *m, const char *fmt, ...);
 void seq_puts(struct seq_file *m, const char *s);
 void seq_putc(struct seq_file *m, char c);
