@@ -40,7 +40,7 @@ take_lock
 must tree "5s; 1 min the first time" bash "$HARNESS/tree.sh"
 must config-debug "15s" bash "$HARNESS/kernel.sh" debug config
 
-check lint-checkpatch "10s" bash "$HARNESS/lint.sh" checkpatch
+check lint-checkpatch "1-2 min" bash "$HARNESS/lint.sh" checkpatch
 check lint-sparse "20s; 3 min the first time" bash "$HARNESS/lint.sh" sparse
 check lint-kerneldoc "2s" bash "$HARNESS/lint.sh" kerneldoc
 check lint-originality "2s" bash "$HARNESS/lint.sh" originality

@@ -67,7 +67,11 @@ take_lock
 step tree "5s; 1 min the first time" bash "$HARNESS/tree.sh" || exit 1
 for k in "${kernels[@]}"; do
 	[ "$k" = before ] && continue
-	step "bench-build-$k" "30s; 5 min the first time" bash "$HARNESS/bench/build.sh" "$k" || exit 1
+	case $k in
+	upstream) est="30s; 3 min the first time (ccache has most of ours)" ;;
+	*) est="1-2 min; 12-15 min the first time" ;;
+	esac
+	step "bench-build-$k" "$est" bash "$HARNESS/bench/build.sh" "$k" || exit 1
 done
 if [ -n "${BENCH_BEFORE:-}" ]; then
 	mkdir -p "$K/before/obj-release/arch/x86/boot"
@@ -103,7 +107,11 @@ boot() {
 failed=0
 for r in $(seq "$rounds"); do
 	for k in "${kernels[@]}"; do
-		step "bench-boot-$k-$r" "1-4 min" boot "$k" "$r" || failed=1
+		case $k in
+		nocg) est="10s" ;;
+		*) est="1-2 min" ;;
+		esac
+		step "bench-boot-$k-$r" "$est" boot "$k" "$r" || failed=1
 	done
 done
 t_booted=$(date +%s)

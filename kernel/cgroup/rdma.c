@@ -1597,7 +1597,7 @@ static int rdmacg_set_limits(struct rdma_cgroup *cg, const char *buf,
 			     size_t len, bool bytes)
 {
 	struct rdmacg_limit_line *lines, *l;
-	int nr, i, r, ret = 0;
+	int nr = 0, i, r, ret = 0;
 
 	lines = rdmacg_parse_limits(buf, len, bytes, &nr);
 	if (IS_ERR(lines))
