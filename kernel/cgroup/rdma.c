@@ -1531,48 +1531,60 @@ static bool rdmacg_limit_same_dev(const struct rdmacg_limit_line *a,
 	       !memcmp(a->max.dev, b->max.dev, a->max.dev_len);
 }
 
+/*
+ * Lines of a write parsed into an array on the stack; more take an
+ * allocation, so that rewriting the limits of a few devices whose pools
+ * exist needs no memory.
+ */
+#define RDMACG_LINES_ON_STACK	4
+
 /**
  * rdmacg_parse_limits() - parse a write of rdma.max or rdma.mr_mem.max
  * @buf: the text written
  * @len: its length
  * @bytes: whether it is rdma.mr_mem.max
+ * @stack: room for %RDMACG_LINES_ON_STACK lines
  * @nr: set to the number of lines
  *
  * Each line that holds more than blanks sets the limits of one device;
  * a device may be named on one line only.
  *
  * Context: Process context; may sleep.
- * Return: the lines, to be freed with kfree(); ERR_PTR(-EINVAL) if there
- * is none, or one is malformed, or a device is named twice;
- * ERR_PTR(-ENOMEM).
+ * Return: the lines, @stack or memory to be freed with kfree();
+ * ERR_PTR(-EINVAL) if there is none, or one is malformed, or a device is
+ * named twice; ERR_PTR(-ENOMEM).
  */
-static struct rdmacg_limit_line *rdmacg_parse_limits(const char *buf,
-						     size_t len, bool bytes,
-						     int *nr)
+static struct rdmacg_limit_line *
+rdmacg_parse_limits(const char *buf, size_t len, bool bytes,
+		    struct rdmacg_limit_line *stack, int *nr)
 {
 	const char *pos = buf, *end = buf + len, *line;
-	struct rdmacg_limit_line *lines;
+	struct rdmacg_limit_line *lines = stack;
 	size_t line_len;
-	int n = 0, i, j, ret;
+	int n = 0, i, j, ret = 0;
 
 	while (rdmacg_next_line(&pos, end, &line_len))
 		n++;
 	if (!n)
 		return ERR_PTR(-EINVAL);
-	lines = kcalloc(n, sizeof(*lines), GFP_KERNEL);
-	if (!lines)
-		return ERR_PTR(-ENOMEM);
-	for (pos = buf, i = 0; i < n; i++) {
+	if (n > RDMACG_LINES_ON_STACK) {
+		lines = kcalloc(n, sizeof(*lines), GFP_KERNEL);
+		if (!lines)
+			return ERR_PTR(-ENOMEM);
+	}
+	for (pos = buf, i = 0; !ret && i < n; i++) {
 		line = rdmacg_next_line(&pos, end, &line_len);
+		lines[i].pool = NULL;
 		ret = bytes ? rdmacg_parse_bytes(line, line_len, &lines[i].bytes) :
 			rdmacg_parse_max(line, line_len, &lines[i].max);
 		for (j = 0; !ret && j < i; j++)
 			if (rdmacg_limit_same_dev(&lines[i], &lines[j]))
 				ret = -EINVAL;
-		if (ret) {
+	}
+	if (ret) {
+		if (lines != stack)
 			kfree(lines);
-			return ERR_PTR(ret);
-		}
+		return ERR_PTR(ret);
 	}
 	*nr = n;
 	return lines;
@@ -1596,10 +1608,10 @@ static struct rdmacg_limit_line *rdmacg_parse_limits(const char *buf,
 static int rdmacg_set_limits(struct rdma_cgroup *cg, const char *buf,
 			     size_t len, bool bytes)
 {
-	struct rdmacg_limit_line *lines, *l;
+	struct rdmacg_limit_line stack[RDMACG_LINES_ON_STACK], *lines, *l;
 	int nr = 0, i, r, ret = 0;
 
-	lines = rdmacg_parse_limits(buf, len, bytes, &nr);
+	lines = rdmacg_parse_limits(buf, len, bytes, stack, &nr);
 	if (IS_ERR(lines))
 		return PTR_ERR(lines);
 
@@ -1628,7 +1640,8 @@ static int rdmacg_set_limits(struct rdma_cgroup *cg, const char *buf,
 				rdmacg_set_limit(l->pool, r, l->max.value[r]);
 	}
 	mutex_unlock(&rdmacg_registry_mutex);
-	kfree(lines);
+	if (lines != stack)
+		kfree(lines);
 	return ret;
 }
 

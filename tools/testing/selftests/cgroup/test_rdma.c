@@ -1858,16 +1858,25 @@ static int test_rdma_mr_mem_files(const char *root, struct rig *t)
 			return KSFT_FAIL;
 	}
 
-	/* Usage and peak are read-only. */
-	for (i = 1; i < ARRAY_SIZE(mr_mem_files); i++) {
-		snprintf(buf, sizeof(buf), "%s 0", rdma_dev);
-		err = cg_write(cg, mr_mem_files[i], buf);
-		if (!err) {
-			ksft_print_msg("%s/%s: writing \"%s\" succeeded\n", cg,
-				       mr_mem_files[i], buf);
-			return KSFT_FAIL;
-		}
+	/*
+	 * Usage is read-only; a write to the peak resets it for its open
+	 * file only (test_rdma_peak_reset), so a new open still reads 0.
+	 */
+	snprintf(buf, sizeof(buf), "%s 0", rdma_dev);
+	err = cg_write(cg, "rdma.mr_mem.current", buf);
+	if (!err) {
+		ksft_print_msg("%s/rdma.mr_mem.current: writing \"%s\" succeeded\n",
+			       cg, buf);
+		return KSFT_FAIL;
 	}
+	err = cg_write(cg, "rdma.mr_mem.peak", buf);
+	if (err) {
+		ksft_print_msg("%s/rdma.mr_mem.peak: writing \"%s\": %s\n", cg, buf,
+			       strerror(-err));
+		return KSFT_FAIL;
+	}
+	if (!expect_mr_mem(cg, "rdma.mr_mem.peak", 0))
+		return KSFT_FAIL;
 
 	/* mr_mem is not a key of rdma.max. */
 	for (i = 0; i < 2; i++) {
