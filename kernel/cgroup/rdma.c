@@ -1807,7 +1807,7 @@ static int rdmacg_peak_reset(struct rdma_cgroup *cg,
 		pool = rdmacg_pool_lookup_locked(cg, dev);
 		for (type = 0; pool && type < RDMACG_RESOURCE_MAX; type++) {
 			if (!rdmacg_file_has(private, type) ||
-			    (type == RDMACG_RESOURCE_MR_MEM && !pool->ext))
+			    !rdmacg_leaf_ready(pool, type))
 				continue;
 			old = rdmacg_peak_restart(pool, type);
 			rdmacg_peaks_get(cg->peak_base, pool)->peak[type] =
