@@ -37,7 +37,7 @@ must tree "5s; 1 min the first time" bash "$HARNESS/tree.sh"
 must build-kcsan "1-3 min; 20-35 min the first time" bash "$HARNESS/kernel.sh" kcsan build
 must initramfs-kcsan "20s" bash "$HARNESS/initramfs.sh" kcsan
 boot_ok=1
-step boot-kcsan "4-6 min" bash "$HARNESS/boot.sh" kcsan kcsan || boot_ok=0
+step boot-kcsan "1.5-2 min" bash "$HARNESS/boot.sh" kcsan kcsan || boot_ok=0
 
 python3 "$HARNESS/analyze.py" --console "$LOGS/console-kcsan.log" \
 	--results "$LOGS/results-kcsan.log" --src "$SRC" --expect-kunit >"$LOGS/analyze-kcsan.log" 2>&1 ||
