@@ -173,12 +173,8 @@ echo "An OCI bundle: a busybox container that runs"
 echo "  verbs_probe -k $DEV pd cq open cq wait   # holds what it got until its stdin closes"
 echo "limited in its config.json to 1 context and 2 objects:"
 show "grep -A2 '\"rdma\"' $T/bundle/config.json"
-mkfifo $T/ctr-stdin
-echo "# timeout 120 runc run --no-pivot --bundle $T/bundle $CTR < $T/ctr-stdin &"
-timeout 120 runc run --no-pivot --bundle $T/bundle $CTR <$T/ctr-stdin >$T/ctr.log 2>&1 &
-ctr=$!
-exec 3>$T/ctr-stdin
-wait_for 60 grep -q '^verbs_probe: holding' $T/ctr.log
+echo "# timeout 120 runc run --no-pivot --bundle $T/bundle $CTR < $T/ctr.log.stdin &"
+runc_start $T/bundle $CTR $T/ctr.log
 echo "Inside the container:"
 sed 's/^/  /' $T/ctr.log
 expect "in the container: a context, a PD and a CQ; the next context and object refused with EAGAIN" \
@@ -207,8 +203,7 @@ expect "runc's parser accepts every line of both files" \
 	"$(wc -l </sys/fs/cgroup/$CTR/rdma.max) $(wc -l </sys/fs/cgroup/$CTR/rdma.current)" \
 	"$(runc_entries rdma_limit $T/stats.json) $(runc_entries rdma_current $T/stats.json)"
 echo "Closing the container's stdin: verbs_probe exits (status 1: it saw refusals), runc removes the container."
-exec 3>&-
-wait $ctr
+runc_stop
 rc=$?
 expect "the container exited with verbs_probe's status 1 and its cgroup is gone" \
 	"1 gone" "$rc $([ -d /sys/fs/cgroup/$CTR ] && echo still there || echo gone)"
@@ -267,12 +262,8 @@ echo "with, in its config.json:"
 RB_UNIFIED="\"rdma.mr_mem.max\": \"$DEV 64K\"" \
 	runc_bundle $T/ubundle $DEV - - /$CTR verbs_probe -k $DEV pd mr=48K mr=32K wait
 show "grep -A2 '\"unified\"' $T/ubundle/config.json"
-mkfifo $T/uctr-stdin
-echo "# timeout 120 runc run --no-pivot --bundle $T/ubundle $CTR < $T/uctr-stdin &"
-timeout 120 runc run --no-pivot --bundle $T/ubundle $CTR <$T/uctr-stdin >$T/uctr.log 2>&1 &
-ctr=$!
-exec 3>$T/uctr-stdin
-wait_for 60 grep -q '^verbs_probe: holding' $T/uctr.log
+echo "# timeout 120 runc run --no-pivot --bundle $T/ubundle $CTR < $T/uctr.log.stdin &"
+runc_start $T/ubundle $CTR $T/uctr.log
 echo "Inside the container:"
 sed 's/^/  /' $T/uctr.log
 show "cat /sys/fs/cgroup/$CTR/rdma.mr_mem.max"
@@ -290,8 +281,7 @@ rc=$?
 expect "runc events --stats still reads the container's cgroup without error" \
 	"0 stats" "$rc $(grep -o '^{"type":"[a-z]*"' $T/uevents.json | cut -d'"' -f4)"
 echo "Closing the container's stdin: verbs_probe exits, runc removes the container."
-exec 3>&-
-wait $ctr
+runc_stop
 rc=$?
 expect "the container exited with verbs_probe's status 1 and its cgroup is gone" \
 	"1 gone" "$rc $([ -d /sys/fs/cgroup/$CTR ] && echo still there || echo gone)"

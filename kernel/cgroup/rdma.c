@@ -1312,6 +1312,16 @@ static struct rdmacg_peak_mark *rdmacg_peaks_get(struct rdmacg_peaks *peaks,
 	return mark;
 }
 
+/* Save in @peaks a peak @old of @type of @pool that a reset ends. */
+static void rdmacg_peaks_fold(struct rdmacg_peaks *peaks,
+			      struct rdmacg_pool *pool,
+			      enum rdmacg_resource_type type, u64 old)
+{
+	struct rdmacg_peak_mark *mark = rdmacg_peaks_get(peaks, pool);
+
+	mark->peak[type] = max(mark->peak[type], old);
+}
+
 static void rdmacg_peaks_free(struct rdmacg_peaks *peaks)
 {
 	if (peaks)
@@ -1810,11 +1820,9 @@ static int rdmacg_peak_reset(struct rdma_cgroup *cg,
 			    !rdmacg_leaf_ready(pool, type))
 				continue;
 			old = rdmacg_peak_restart(pool, type);
-			rdmacg_peaks_get(cg->peak_base, pool)->peak[type] =
-				max(rdmacg_peaks_get(cg->peak_base, pool)->peak[type], old);
+			rdmacg_peaks_fold(cg->peak_base, pool, type, old);
 			list_for_each_entry(peaks, &cg->peak_files, node)
-				rdmacg_peaks_get(peaks, pool)->peak[type] =
-					max(rdmacg_peaks_get(peaks, pool)->peak[type], old);
+				rdmacg_peaks_fold(peaks, pool, type, old);
 			rdmacg_peaks_get(mine, pool)->peak[type] = 0;
 		}
 	}

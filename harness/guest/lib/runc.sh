@@ -83,3 +83,43 @@ runc_stat() {
 runc_entries() {
 	grep -o "\"$1\":\[[^]]*\]" "$2" | grep -o '{"device"' | wc -l
 }
+
+# runc_start BUNDLE CTR OUT: run container CTR of BUNDLE in the background
+# (runc_pid), its output in OUT, its standard input a fifo held open on
+# file descriptor 3: closing 3 ends verbs_probe's wait.  Returns 0 once
+# verbs_probe in the container holds what it got, non-zero if it did not
+# get there within 60 s.
+runc_start() {
+	rm -f "$3.stdin"
+	mkfifo "$3.stdin"
+	timeout 120 runc run --no-pivot --bundle "$1" "$2" <"$3.stdin" >"$3" 2>&1 &
+	runc_pid=$!
+	exec 3>"$3.stdin"
+	wait_for 60 grep -q '^verbs_probe: holding' "$3"
+}
+
+# runc_stop: close the container's stdin and wait for runc; returns its
+# exit status.
+runc_stop() {
+	exec 3>&-
+	wait "$runc_pid"
+	rs_rc=$?
+	runc_pid=
+	return $rs_rc
+}
+
+# runc_cleanup CTR CG CONTROLLERS: after a test, whatever happened: stop
+# the container, delete it and its cgroup CG, and disable in the root's
+# subtree_control the controllers runc enabled (every available one) that
+# were not in CONTROLLERS, the root's list before the test.
+runc_cleanup() {
+	exec 3>&-
+	[ -n "${runc_pid:-}" ] && wait "$runc_pid"
+	runc_pid=
+	runc delete --force "$1" 2>/dev/null
+	[ -d "$2" ] && rmdir "$2"
+	for rc_c in $(cat /sys/fs/cgroup/cgroup.subtree_control); do
+		echo " $3 " | grep -q " $rc_c " ||
+			echo "-$rc_c" >/sys/fs/cgroup/cgroup.subtree_control
+	done
+}

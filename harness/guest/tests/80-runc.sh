@@ -35,20 +35,10 @@ PLAN=9
 # The line of DEV in file $1.
 line() { grep "^$DEV " "$1"; }
 
-ctr=
-# runc enables every available controller in the root's subtree_control:
-# the cleanup disables again those that were off
 controllers=$(cat /sys/fs/cgroup/cgroup.subtree_control)
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
-	exec 3>&-
-	[ -n "$ctr" ] && wait "$ctr"
-	runc delete --force "$CTR" 2>/dev/null
-	[ -d "$CG" ] && rmdir "$CG"
-	for c in $(cat /sys/fs/cgroup/cgroup.subtree_control); do
-		echo " $controllers " | grep -q " $c " ||
-			echo "-$c" >/sys/fs/cgroup/cgroup.subtree_control
-	done
+	runc_cleanup "$CTR" "$CG" "$controllers"
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -64,11 +54,7 @@ if ! command -v runc >/dev/null; then
 elif ! runc_bundle "$TMP/bundle" "$DEV" 1 2 "/$CTR" verbs_probe -k "$DEV" pd cq open cq wait; then
 	why="no uverbs node for $DEV"
 else
-	mkfifo "$TMP/stdin"
-	timeout 120 runc run --no-pivot --bundle "$TMP/bundle" "$CTR" <"$TMP/stdin" >"$TMP/out" 2>&1 &
-	ctr=$!
-	exec 3>"$TMP/stdin"
-	wait_for 60 grep -q '^verbs_probe: holding' "$TMP/out" ||
+	runc_start "$TMP/bundle" "$CTR" "$TMP/out" ||
 		why="verbs_probe in the container did not reach its wait (see the output below)"
 fi
 if [ -z "$why" ]; then
@@ -111,10 +97,8 @@ check "runc's parser accepts every line of rdma.max and rdma.current" \
 	"$(runc_entries rdma_limit "$TMP/stats") $(runc_entries rdma_current "$TMP/stats")"
 
 # 9: release
-exec 3>&-
-wait "$ctr"
+runc_stop
 rc=$?
-ctr=
 check "stdin closed: the container exits with verbs_probe's status 1, runc removes its cgroup" \
 	"1 gone" "$rc $([ -d "$CG" ] && echo still there || echo gone)"
 

@@ -31,19 +31,11 @@ PLAN=7
 
 line() { grep "^$1 " "$2"; }
 
-ctr=
 made2=
 controllers=$(cat /sys/fs/cgroup/cgroup.subtree_control)
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
-	exec 3>&-
-	[ -n "$ctr" ] && wait "$ctr"
-	runc delete --force "$CTR" 2>/dev/null
-	[ -d "$CG" ] && rmdir "$CG"
-	for c in $(cat /sys/fs/cgroup/cgroup.subtree_control); do
-		echo " $controllers " | grep -q " $c " ||
-			echo "-$c" >/sys/fs/cgroup/cgroup.subtree_control
-	done
+	runc_cleanup "$CTR" "$CG" "$controllers"
 	[ -n "$made2" ] && rdma link delete "$DEV2"
 	rm -rf "$TMP"
 }
@@ -71,11 +63,7 @@ elif ! RB_UNIFIED="\"rdma.mr_mem.max\": \"$DEV 64K\", \"rdma.max\": \"$max_value
 		runc_bundle "$TMP/bundle" "$DEV" - - "/$CTR" verbs_probe -k "$DEV" pd mr=48K mr=32K wait; then
 	why="no uverbs node for $DEV"
 else
-	mkfifo "$TMP/stdin"
-	timeout 120 runc run --no-pivot --bundle "$TMP/bundle" "$CTR" <"$TMP/stdin" >"$TMP/out" 2>&1 &
-	ctr=$!
-	exec 3>"$TMP/stdin"
-	wait_for 60 grep -q '^verbs_probe: holding' "$TMP/out" ||
+	runc_start "$TMP/bundle" "$CTR" "$TMP/out" ||
 		why="verbs_probe in the container did not reach its wait (see the output below)"
 fi
 if [ -z "$why" ]; then
@@ -112,10 +100,8 @@ check "runc events --stats works; runc's parser reads rdma.max and rdma.current 
 	"$rc $(grep -o '^{"type":"[a-z]*"' "$TMP/events" | cut -d'"' -f4) $(runc_stat rdma_limit "$DEV" "$TMP/stats") $(runc_stat rdma_current "$DEV" "$TMP/stats")"
 
 # 7: release
-exec 3>&-
-wait "$ctr"
+runc_stop
 rc=$?
-ctr=
 check "stdin closed: the container exits with verbs_probe's status 1, runc removes its cgroup" \
 	"1 gone" "$rc $([ -d "$CG" ] && echo still there || echo gone)"
 
