@@ -101,31 +101,15 @@ def add_floor(records, med, best):
     return pair
 
 
-def add_mr_mem(records):
-    """mr_mem charge+uncharge (ours only) against ours' warm hca_object
-    charge+uncharge at the same depth: the ratio mr_mem / hca_object."""
+def add_vs_hca_object(records, case):
+    """Ours-only rows of @case against ours' warm hca_object charge+uncharge
+    (rdmacg_try_charge(), which takes a css reference) at the same depth:
+    the ratio to it, and upstream's warm figure over ours'."""
     warm = {r["parameter"]: r for r in records if r["case"] == "warm_depth"}
     rows = []
     for r in records:
         w = warm.get(r["parameter"])
-        if r["case"] != "mr_mem_depth" or not w:
-            continue
-        for sfx in ("", "_best"):
-            o, h = r["ours" + sfx], w["ours" + sfx]
-            r["hca_object" + sfx] = h
-            r["ratio_to_hca_object" + sfx] = round(o / h, 3) if o and h else None
-        rows.append(r)
-    return rows
-
-
-def add_ctxobj(records):
-    """Ours' object charge on its context's cgroup against ours' warm
-    rdmacg_try_charge() of an hca_object (which takes a css reference)."""
-    warm = {r["parameter"]: r for r in records if r["case"] == "warm_depth"}
-    rows = []
-    for r in records:
-        w = warm.get(r["parameter"])
-        if r["case"] != "ctxobj_depth" or not w:
+        if r["case"] != case or not w:
             continue
         for sfx in ("", "_best"):
             o, h, u = r["ours" + sfx], w["ours" + sfx], w["upstream" + sfx]
@@ -335,8 +319,8 @@ def main():
                 rec["ours_vs_before_best_pct"] = round((bo - rec["before_best"]) / rec["before_best"] * 100, 2)
 
     pair = add_floor(records, med, best)
-    mr_rows = add_mr_mem(records)
-    ctx_rows = add_ctxobj(records)
+    mr_rows = add_vs_hca_object(records, "mr_mem_depth")
+    ctx_rows = add_vs_hca_object(records, "ctxobj_depth")
     sl = slope(records)
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump(records, f, indent=1)
