@@ -1000,9 +1000,10 @@ static bool expect_dying(const char *cgroup, long want)
  * context in the context's cgroup without a cgroup reference of their own
  * (the context's keeps it), but b, where the task moved, is kept only by
  * the object's. rmdir b while the object lives: b stays a dying cgroup
- * until the object is destroyed, and is freed then. Without its reference
- * b would be freed under the charge, and the uncharge would write to freed
- * pools (KASAN in the debug guest).
+ * until the object is destroyed, and is freed then; the charges land where
+ * they belong throughout. This does not prove the reference: with it
+ * removed the test still passed once (b was dying, and no KASAN report
+ * came from the uncharge), so something else held b's css meanwhile.
  */
 static int test_rdma_object_moved(const char *root, struct rig *t)
 {
