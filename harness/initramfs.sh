@@ -87,6 +87,8 @@ done
 for l in "$HARNESS"/guest/lib/*.sh; do
 	[ -f "$l" ] && install -m 644 "$l" "$ROOT/lib/harness/"
 done
+# the documentation's shell examples, as scripts for guest/tests/86-doc-examples.sh
+python3 "$HARNESS/docexamples.py" "$ROOT/lib/harness/docex" "$SRC"
 GUEST_LIB=$HARNESS/guest/src/lib
 for c in "$HARNESS"/guest/src/*.c "$HARNESS"/guest/demo/*.c; do
 	[ -f "$c" ] || continue

@@ -1400,6 +1400,45 @@ void rdmacg_register_device(struct rdmacg_device *dev)
 }
 EXPORT_SYMBOL(rdmacg_register_device);
 
+/* Context: Under rdmacg_registry_mutex, which limit writes hold. */
+static bool rdmacg_pool_limited(struct rdmacg_pool *pool)
+{
+	struct rdmacg_pool_ext *ext;
+	int i;
+
+	for (i = 0; i < RDMACG_NR_COUNTS; i++)
+		if (atomic_read(&pool->res[i].max) != RDMACG_MAX)
+			return true;
+	/* Pairs with the release in rdmacg_ext_ensure(). */
+	ext = smp_load_acquire(&pool->ext);
+	return ext && atomic64_read(&ext->mr_mem.max) != RDMACG_MR_MEM_MAX;
+}
+
+/*
+ * Say in the kernel log that @dev takes limits with it: nothing restores
+ * them if the device registers again (a driver reload, a reset), and
+ * whoever set them has to set them again.
+ *
+ * Context: Under rdmacg_registry_mutex; @pools are @dev's, off its list.
+ */
+static void rdmacg_report_lost_limits(struct rdmacg_device *dev,
+				      struct list_head *pools)
+{
+	struct rdmacg_pool *pool, *first = NULL;
+	unsigned int nr = 0;
+	char path[128];
+
+	list_for_each_entry(pool, pools, dev_link) {
+		if (rdmacg_pool_limited(pool) && !nr++)
+			first = pool;
+	}
+	if (!nr)
+		return;
+	cgroup_path(first->cg->css.cgroup, path, sizeof(path));
+	pr_warn("rdmacg: device %s unregistered, limits lost in %u cgroup%s (%s%s)\n",
+		dev->name, nr, nr == 1 ? "" : "s", path, nr == 1 ? "" : ", ...");
+}
+
 /**
  * rdmacg_unregister_device() - stop accounting for a device
  * @dev: a device passed to rdmacg_register_device()
@@ -1434,6 +1473,7 @@ void rdmacg_unregister_device(struct rdmacg_device *dev)
 	list_splice_init(&dev->pools, &pools);
 	mutex_unlock(&dev->pools_lock);
 
+	rdmacg_report_lost_limits(dev, &pools);
 	list_for_each_entry(pool, &pools, dev_link) {
 		rdmacg_table_clear(pool->cg, dev->id);
 		rdmacg_peaks_drop_pool(pool);
@@ -1799,9 +1839,10 @@ static int rdmacg_peak_reset(struct rdma_cgroup *cg,
 	/* The file's saved peaks live from its first reset to its release. */
 	mine = (struct rdmacg_peaks *)ofp->value;
 	if (!mine) {
-		mine = fresh = kzalloc(sizeof(*mine), GFP_KERNEL_ACCOUNT);
-		if (!mine)
+		fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
+		if (!fresh)
 			goto out;
+		mine = fresh;
 	}
 	ret = rdmacg_peaks_prepare(cg, mine);
 	if (ret) {

@@ -33,6 +33,9 @@ static struct rdma_cgroup *rdmacg_test_cg(struct kunit *test,
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, css);
 	css->parent = parent ? &parent->css : NULL;
 	css->flags |= CSS_NO_REF;
+	/* No kernfs node: the kernel log calls it "(null)". */
+	css->cgroup = kunit_kzalloc(test, sizeof(*css->cgroup), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, css->cgroup);
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, rdmacg_test_free_cg, css));
 	return rdmacg_of(css);
@@ -1306,14 +1309,16 @@ static void rdmacg_test_charge_n(struct kunit *test, struct rdma_cgroup *cg,
 
 #define RDMACG_EXPECT_SEEN(a, b, never)						\
 	do {									\
+		u64 never_ = (never);						\
+										\
 		KUNIT_EXPECT_EQ_MSG(test, a, rdmacg_test_seen(c, dev, r, &fa),	\
 				    "reader a");				\
 		KUNIT_EXPECT_EQ_MSG(test, b, rdmacg_test_seen(c, dev, r, &fb),	\
 				    "reader b");				\
-		KUNIT_EXPECT_EQ_MSG(test, never,				\
+		KUNIT_EXPECT_EQ_MSG(test, never_,				\
 				    rdmacg_test_seen(c, dev, r, &fn),		\
 				    "reader that never resets");		\
-		KUNIT_EXPECT_EQ_MSG(test, never,				\
+		KUNIT_EXPECT_EQ_MSG(test, never_,				\
 				    rdmacg_test_seen(c, dev, r, NULL),		\
 				    "new reader");				\
 	} while (0)

@@ -2791,10 +2791,41 @@ static int test_rdma_mr_mem_migrate(const char *root, struct rig *t)
 	return KSFT_PASS;
 }
 
+/* /dev/kmsg opened at its end, for kmsg_find(); -1 if it cannot be. */
+static int kmsg_open_end(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	if (fd >= 0 && lseek(fd, 0, SEEK_END) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Whether a kernel log record logged since kmsg_open_end() holds @text. */
+static bool kmsg_find(int fd, const char *text)
+{
+	char rec[1024];
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* records lost to a full buffer */
+		if (n <= 0)
+			return false;
+		rec[n] = '\0';
+		if (strstr(rec, text))
+			return true;
+	}
+}
+
 /*
  * Removing the device (rdma link del) while a cgroup holds charges and
- * limits for it, then adding it back: nothing breaks, the device's lines
- * go away and come back with no usage and no limits.
+ * limits for it, then adding it back: nothing breaks, the kernel log says
+ * which cgroup loses its limits, the device's lines go away and come back
+ * with no usage and no limits.
  *
  * Drivers without disassociate_ucontext (siw) make the removal wait until
  * every uverbs file is closed; others destroy the objects at once. Either
@@ -2805,7 +2836,7 @@ static int test_rdma_device_removal(const char *root, struct rig *t)
 	struct worker *w = t->w;
 	char desc[64] = "", ndev[IF_NAMESIZE], path[PATH_MAX];
 	int ret = KSFT_FAIL;
-	int index, i, err;
+	int index, i, err, kmsg = -1;
 	pid_t del = -1;
 	char *cg;
 	bool ok;
@@ -2856,6 +2887,11 @@ static int test_rdma_device_removal(const char *root, struct rig *t)
 			goto out;
 	}
 
+	kmsg = kmsg_open_end();
+	if (kmsg < 0) {
+		ksft_print_msg("/dev/kmsg: %s\n", strerror(errno));
+		goto out;
+	}
 	del = fork();
 	if (del == 0) {
 		/* Must not keep the worker's pipes, or it never sees EOF. */
@@ -2898,6 +2934,13 @@ static int test_rdma_device_removal(const char *root, struct rig *t)
 	del = -1;
 	worker_stop(w);
 
+	snprintf(path, sizeof(path),
+		 "rdmacg: device %s unregistered, limits lost in 1 cgroup (%s)",
+		 rdma_dev, cg + strlen(root));
+	if (!kmsg_find(kmsg, path)) {
+		ksft_print_msg("no kernel log record \"%s\"\n", path);
+		goto out;
+	}
 	for (i = 0; i < ARRAY_SIZE(rdma_files); i++)
 		if (!expect_no_line(cg, rdma_files[i]))
 			goto out;
@@ -2964,6 +3007,8 @@ static int test_rdma_device_removal(const char *root, struct rig *t)
 		goto out;
 	ret = KSFT_PASS;
 out:
+	if (kmsg >= 0)
+		close(kmsg);
 	worker_stop(w);
 	if (del > 0 && wait_exit(del, 10 * WAIT_MS) < 0) {
 		ksft_print_msg("rdma link del %s hangs\n", rdma_dev);

@@ -1,0 +1,81 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The documentation's examples, run as written.  harness/docexamples.py
+# turned every shell example ("# command" and the output it shows) of the
+# RDMA section of cgroup-v2.rst, of admin-guide/rdma-cgroup.rst and of
+# cgroup-v1/rdma.rst into the scripts in /lib/harness/docex; each command
+# is one TAP test that compares its output, exactly, with the text of the
+# document.  The documents promise a machine whose only RDMA device is a
+# soft-RoCE device rxe0: siw0 is deleted for the test and rxe0 made on lo,
+# and siw0 comes back at the end.
+#   v2     in a new cgroup /sys/fs/cgroup/docex-v2, its working directory
+#          (the section's file names are relative);
+#   guide  from /, as the guide makes and removes its cgroup itself;
+#   v1     once no cgroup of the v2 hierarchy uses the controller (the
+#          mount needs it), after which the v1 hierarchy is unmounted and
+#          the controller enabled on v2 again.
+
+DOCEX=/lib/harness/docex
+CG=/sys/fs/cgroup/docex-v2
+V1=/sys/fs/cgroup/rdma
+
+. /lib/harness/tap.sh
+. /lib/harness/wait.sh
+
+# The number of rdma cgroups the kernel knows, the roots included.
+rdma_cgroups() { awk '$1 == "rdma" { print $3 }' /proc/cgroups; }
+# Whether the v2 hierarchy has no rdma cgroup left but its root.
+v2_released() { [ "$(rdma_cgroups)" = 1 ]; }
+
+made_siw=
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	cd /
+	echo $$ >/sys/fs/cgroup/cgroup.procs 2>/dev/null
+	[ -d "$CG" ] && rmdir "$CG"
+	[ -d /sys/fs/cgroup/job ] && rmdir /sys/fs/cgroup/job
+	if grep -q " $V1 " /proc/mounts; then
+		echo $$ >"$V1/cgroup.procs"
+		[ -d "$V1/tenant1" ] && rmdir "$V1/tenant1"
+		umount "$V1"
+	fi
+	wait_for 30 sh -c 'echo +rdma >/sys/fs/cgroup/cgroup.subtree_control' 2>/dev/null
+	rdma link show rxe0/1 >/dev/null 2>&1 && rdma link delete rxe0
+	[ -n "$made_siw" ] && rdma link add siw0 type siw netdev lo
+}
+trap cleanup EXIT
+
+echo "TAP version 13"
+plan=0
+for s in v2 guide v1; do
+	plan=$((plan + $(sed -n 's/^# plan //p' "$DOCEX/$s.sh")))
+done
+echo "1..$((plan + 2))"
+
+if rdma link show siw0/1 >/dev/null 2>&1; then
+	rdma link delete siw0 && made_siw=1
+fi
+rdma link show rxe0/1 >/dev/null 2>&1 || rdma link add rxe0 type rxe netdev lo
+check "the machine of the documents: one RDMA device, rxe0" "rxe0" \
+	"$(ls /sys/class/infiniband | tr '\n' ' ' | sed 's/ $//')"
+
+echo +rdma >/sys/fs/cgroup/cgroup.subtree_control
+mkdir "$CG"
+cd "$CG" || exit 1
+. "$DOCEX/v2.sh"
+cd /
+rmdir "$CG"
+
+. "$DOCEX/guide.sh"
+cd /
+
+# v1: the controller must leave the v2 hierarchy first
+echo -rdma >/sys/fs/cgroup/cgroup.subtree_control
+if wait_for 30 v2_released; then
+	pass "no cgroup of the v2 hierarchy uses the controller"
+else
+	fail "no cgroup of the v2 hierarchy uses the controller # rdma cgroups: $(rdma_cgroups)"
+fi
+. "$DOCEX/v1.sh"
+exit "$failed"
