@@ -50,7 +50,7 @@ check fuzz-parser "40s" bash "$HARNESS/fuzz/run.sh" 30
 must build-debug "1-2 min; 15-30 min the first time" bash "$HARNESS/kernel.sh" debug build
 must initramfs-debug "20s" bash "$HARNESS/initramfs.sh" debug
 boot_ok=1
-step boot-debug "8-9 min (KASAN and lockdep under TCG)" bash "$HARNESS/boot.sh" debug check || boot_ok=0
+step boot-debug "9-12 min (KASAN and lockdep under TCG)" bash "$HARNESS/boot.sh" debug check || boot_ok=0
 
 expect=()
 grep -qx 'CONFIG_CGROUP_RDMA_KUNIT_TEST=y' "$BUILD/obj-debug/.config" && expect=(--expect-kunit)

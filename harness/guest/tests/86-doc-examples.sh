@@ -18,7 +18,7 @@
 
 DOCEX=/lib/harness/docex
 CG=/sys/fs/cgroup/docex-v2
-V1=/sys/fs/cgroup/rdma
+V1=/mnt/rdma-v1
 
 . /lib/harness/tap.sh
 . /lib/harness/wait.sh
