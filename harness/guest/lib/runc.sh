@@ -6,6 +6,10 @@
 # busybox-static and verbs_probe with libibverbs and the siw and rxe
 # providers.  The guest's root is the initramfs, which cannot be
 # pivot_root'ed: hence `runc run --no-pivot`.
+#
+# RUNTIME: the OCI runtime that runc_start and runc_cleanup run, runc
+# unless set; crun (84-crun.sh) takes the same `run --no-pivot --bundle`
+# and `delete --force`.
 
 # runc_bundle DIR DEV HANDLES OBJECTS CGROUP ARG...: write DIR/config.json,
 # an OCI config that runs ARG... (no quotes or backslashes in them) as root
@@ -84,22 +88,31 @@ runc_entries() {
 	grep -o "\"$1\":\[[^]]*\]" "$2" | grep -o '{"device"' | wc -l
 }
 
-# runc_start BUNDLE CTR OUT: run container CTR of BUNDLE in the background
-# (runc_pid), its output in OUT, its standard input a fifo held open on
-# file descriptor 3: closing 3 ends verbs_probe's wait.  Returns 0 once
-# verbs_probe in the container holds what it got, non-zero if it did not
-# get there within 60 s.
+# runc_start BUNDLE CTR OUT: run container CTR of BUNDLE with $RUNTIME in
+# the background (runc_pid), its output in OUT, its standard input a fifo
+# held open on file descriptor 3: closing 3 ends verbs_probe's wait.
+# Returns 0 once verbs_probe in the container holds what it got, non-zero
+# if it did not get there within 60 s or the runtime exited first.
 runc_start() {
 	rm -f "$3.stdin"
 	mkfifo "$3.stdin"
-	timeout 120 runc run --no-pivot --bundle "$1" "$2" <"$3.stdin" >"$3" 2>&1 &
+	timeout 120 "${RUNTIME:-runc}" run --no-pivot --bundle "$1" "$2" <"$3.stdin" >"$3" 2>&1 &
 	runc_pid=$!
 	exec 3>"$3.stdin"
-	wait_for 60 grep -q '^verbs_probe: holding' "$3"
+	wait_for 60 runc_started "$3"
+	grep -q '^verbs_probe: holding' "$3"
 }
 
-# runc_stop: close the container's stdin and wait for runc; returns its
-# exit status.
+# runc_started OUT: whether verbs_probe holds, or the runtime (runc_pid)
+# has exited: gone, or a zombie until runc_stop waits for it.
+runc_started() {
+	grep -q '^verbs_probe: holding' "$1" && return 0
+	rs_state=$(cut -d' ' -f3 "/proc/$runc_pid/stat" 2>/dev/null)
+	[ -z "$rs_state" ] || [ "$rs_state" = Z ]
+}
+
+# runc_stop: close the container's stdin and wait for the runtime;
+# returns its exit status.
 runc_stop() {
 	exec 3>&-
 	wait "$runc_pid"
@@ -110,13 +123,14 @@ runc_stop() {
 
 # runc_cleanup CTR CG CONTROLLERS: after a test, whatever happened: stop
 # the container, delete it and its cgroup CG, and disable in the root's
-# subtree_control the controllers runc enabled (every available one) that
-# were not in CONTROLLERS, the root's list before the test.
+# subtree_control the controllers enabled since (runc enables every
+# available one, crun those it knows, a test itself rdma) that were not in
+# CONTROLLERS, the root's list before the test.
 runc_cleanup() {
 	exec 3>&-
 	[ -n "${runc_pid:-}" ] && wait "$runc_pid"
 	runc_pid=
-	runc delete --force "$1" 2>/dev/null
+	"${RUNTIME:-runc}" delete --force "$1" 2>/dev/null
 	[ -d "$2" ] && rmdir "$2"
 	for rc_c in $(cat /sys/fs/cgroup/cgroup.subtree_control); do
 		echo " $3 " | grep -q " $rc_c " ||
