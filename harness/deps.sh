@@ -11,6 +11,8 @@ PKGS=(
 	python3-docutils
 	# guest and VM
 	qemu-system-x86 busybox-static iproute2 runc
+	# a second OCI runtime, for guest/tests/84-crun.sh
+	crun
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev perftest
 	# the source of runc's libcontainer, for guest/src/runc_stats.go
 	golang-go golang-github-opencontainers-runc-dev

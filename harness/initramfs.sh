@@ -3,10 +3,11 @@
 # Build the guest initramfs for one kernel flavour:
 #   harness/initramfs.sh release|debug|kcsan  ->  build/initramfs-FLAVOUR.cpio.gz
 # Contents: busybox-static, iproute2's rdma, libibverbs with the siw and rxe
-# providers, the verbs tools (ibv_*, perftest), runc, our guest tests and
-# helpers, the kselftest test_rdma, /init and /demo.sh; every binary with the
-# shared libraries ldd lists.  /ctr/rootfs is the root of the containers that
-# runc runs: busybox-static and verbs_probe with libibverbs and the providers.
+# providers, the verbs tools (ibv_*, perftest), runc and crun, our guest
+# tests and helpers, the kselftest test_rdma, /init and /demo.sh; every
+# binary with the shared libraries ldd lists.  /ctr/rootfs is the root of
+# the containers that runc and crun run: busybox-static and verbs_probe
+# with libibverbs and the providers.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 take_lock
@@ -53,8 +54,8 @@ busybox_to() {
 }
 busybox_to "$ROOT"
 
-# RDMA user space, and runc
-for bin in runc rdma ibv_devinfo ibv_devices ibv_rc_pingpong ibv_srq_pingpong ibv_uc_pingpong \
+# RDMA user space, and the OCI runtimes runc and crun
+for bin in runc crun rdma ibv_devinfo ibv_devices ibv_rc_pingpong ibv_srq_pingpong ibv_uc_pingpong \
 	ib_write_bw ib_send_bw ib_read_bw ib_write_lat; do
 	path=$(command -v "$bin") || die "$bin not found: run harness/deps.sh"
 	rm -f "$ROOT$path" # a busybox applet of the same name must not win
