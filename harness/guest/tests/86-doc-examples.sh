@@ -29,6 +29,7 @@ rdma_cgroups() { awk '$1 == "rdma" { print $3 }' /proc/cgroups; }
 v2_released() { [ "$(rdma_cgroups)" = 1 ]; }
 
 made_siw=
+had_rdma=$(grep -ow rdma /sys/fs/cgroup/cgroup.subtree_control)
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
 	cd /
@@ -40,7 +41,13 @@ cleanup() {
 		[ -d "$V1/tenant1" ] && rmdir "$V1/tenant1"
 		umount "$V1"
 	fi
-	wait_for 30 sh -c 'echo +rdma >/sys/fs/cgroup/cgroup.subtree_control' 2>/dev/null
+	# the root's controllers as they were (the v1 hierarchy lets go of
+	# rdma asynchronously)
+	if [ -n "$had_rdma" ]; then
+		wait_for 30 sh -c 'echo +rdma >/sys/fs/cgroup/cgroup.subtree_control' 2>/dev/null
+	else
+		echo -rdma >/sys/fs/cgroup/cgroup.subtree_control
+	fi
 	rdma link show rxe0/1 >/dev/null 2>&1 && rdma link delete rxe0
 	[ -n "$made_siw" ] && rdma link add siw0 type siw netdev lo
 }
