@@ -121,8 +121,9 @@ runc_stop() {
 	return $rs_rc
 }
 
-# runc_cleanup CTR CG CONTROLLERS: after a test, whatever happened: stop
-# the container, delete it and its cgroup CG, and disable in the root's
+# runc_cleanup CTR CG CONTROLLERS [PARENT]: after a test, whatever
+# happened: stop the container, delete it and its cgroup CG (and the
+# cgroup PARENT, if given, that CG was made in), and disable in the root's
 # subtree_control the controllers enabled since (runc enables every
 # available one, crun those it knows, a test itself rdma) that were not in
 # CONTROLLERS, the root's list before the test.
@@ -132,6 +133,7 @@ runc_cleanup() {
 	runc_pid=
 	"${RUNTIME:-runc}" delete --force "$1" 2>/dev/null
 	[ -d "$2" ] && rmdir "$2"
+	[ -n "${4:-}" ] && [ -d "$4" ] && rmdir "$4"
 	for rc_c in $(cat /sys/fs/cgroup/cgroup.subtree_control); do
 		echo " $3 " | grep -q " $rc_c " ||
 			echo "-$rc_c" >/sys/fs/cgroup/cgroup.subtree_control

@@ -6,11 +6,12 @@
 # 82-runc-unified.sh (guest/lib/runc.sh, with RUNTIME=crun).  crun is not
 # runc, and the test asserts what crun 1.8.1 does, which its source
 # (src/libcrun/cgroup-resources.c, cgroup-utils.c) explains:
-#   - it enables in the parent's cgroup.subtree_control only the
-#     controllers it knows (cpuset, cpu, io, memory, hugetlb, pids), never
-#     rdma: on a host where nothing else enables rdma, its containers have
-#     no rdma.* files and their verbs resources are charged to the root,
-#     without limit (runc enables every available controller);
+#   - it enables in the root's and the parent's cgroup.subtree_control
+#     only the controllers it knows (cpuset, cpu, io, memory, hugetlb,
+#     pids), never rdma: where nothing else enables rdma in the parent,
+#     its containers have no rdma.* files and their verbs resources are
+#     charged to the nearest ancestor that has them, without limit (runc
+#     enables every available controller);
 #   - it ignores linux.resources.rdma altogether: it parses it but writes
 #     no rdma.max, even with the rdma controller enabled (runc writes it);
 #   - it writes every linux.resources.unified key as one write of its value
@@ -22,14 +23,16 @@
 #   - it needs a kernel with user namespaces (CONFIG_USER_NS), even for
 #     containers without one: it reads /proc/self/uid_map and
 #     /proc/self/setgroups, and fails without them.
-# The containers, one after the other, each held by verbs_probe until its
-# standard input is closed (but for B0, which crun refuses):
-#   A1  linux.resources.rdma {DEV: 1 context, 2 objects}, rdma controller
-#       not enabled in the root (the guest's state, which /init and the
-#       tests before this one leave): crun enables pids only, nothing is
-#       refused;
+# The containers run in cgroup crun-parent/crun-test, one after the
+# other, each held by verbs_probe until its standard input is closed (but
+# for B0, which crun refuses).  The root enables rdma (the test makes
+# sure), crun-parent, made by the test, does not, as on a host where
+# nothing but crun manages the containers' parent:
+#   A1  linux.resources.rdma {DEV: 1 context, 2 objects}: crun enables pids
+#       only in crun-parent, nothing is refused, and the container's verbs
+#       resources are charged to crun-parent;
 #   B0  linux.resources.unified with rdma.* keys, same state: crun run fails;
-#   then the test enables rdma in the root's subtree_control, as an
+#   then the test enables rdma in crun-parent's subtree_control, as an
 #   administrator must for crun:
 #   A2  linux.resources.rdma as A1: rdma.max stays "max", nothing refused;
 #   A3  the same limit through unified {"rdma.max": "DEV hca_handle=1
@@ -46,8 +49,12 @@
 DEV=${DEV:-siw0}
 DEV2=rxe0
 CTR=crun-test
-CG=/sys/fs/cgroup/$CTR
 ROOTCG=/sys/fs/cgroup
+PARENT=$ROOTCG/crun-parent
+CGPATH=/crun-parent/$CTR
+CG=$ROOTCG$CGPATH
+# the controllers crun enables, if available (read_available_controllers)
+CRUN_CONTROLLERS="cpuset cpu io memory hugetlb pids"
 TMP=${TMPDIR:-/tmp}/84-crun.$$
 PLAN=23
 RUNTIME=crun
@@ -71,7 +78,7 @@ made2=
 controllers=$(cat "$ROOTCG/cgroup.subtree_control")
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
-	runc_cleanup "$CTR" "$CG" "$controllers"
+	runc_cleanup "$CTR" "$CG" "$controllers" "$PARENT"
 	[ -n "$made2" ] && rdma link delete "$DEV2"
 	rm -rf "$TMP"
 }
@@ -84,6 +91,10 @@ fi
 trap cleanup EXIT
 mkdir -p "$TMP"
 echo "1..$PLAN"
+
+grep -qw rdma "$ROOTCG/cgroup.subtree_control" ||
+	echo +rdma >"$ROOTCG/cgroup.subtree_control"
+mkdir -p "$PARENT"
 
 if ! rdma link show "$DEV2/1" >/dev/null 2>&1; then
 	if rdma link add "$DEV2" type rxe netdev lo 2>/dev/null; then
@@ -103,7 +114,7 @@ start() {
 	st_dir=$TMP/$1 st_what=$2 st_handles=$3 st_objects=$4
 	shift 4
 	why=
-	if ! runc_bundle "$st_dir" "$DEV" "$st_handles" "$st_objects" "/$CTR" "$@"; then
+	if ! runc_bundle "$st_dir" "$DEV" "$st_handles" "$st_objects" "$CGPATH" "$@"; then
 		why="no uverbs node for $DEV"
 	elif ! runc_start "$st_dir" "$CTR" "$st_dir.out"; then
 		why="verbs_probe in the container did not reach its wait (see the output below)"
@@ -128,14 +139,14 @@ stop() {
 		"$1 gone" "$sp_rc $(gone)"
 }
 
-# The root's subtree_control once crun has enabled the controllers it
-# knows: those of the root's cgroup.controllers that crun knows or that
-# were enabled before, in the kernel's order.
+# The parent's subtree_control once crun has enabled the controllers it
+# knows: those of the parent's cgroup.controllers that crun knows, in the
+# kernel's order.
 crun_knows() {
 	ck_sep=''
-	ck_all=$(cat "$ROOTCG/cgroup.controllers")
+	ck_all=$(cat "$PARENT/cgroup.controllers")
 	for ck_c in $ck_all; do
-		case " cpuset cpu io memory hugetlb pids $controllers " in
+		case " $CRUN_CONTROLLERS " in
 		*" $ck_c "*) printf '%s%s' "$ck_sep" "$ck_c" && ck_sep=' ' ;;
 		esac
 	done
@@ -149,14 +160,15 @@ unified_mr="\"rdma.mr_mem.max\": \"$DEV 64K\", \"rdma.max\": \"$DEV hca_handle=1
 
 RB_UNIFIED=''
 
-# 1-4, A1: linux.resources.rdma, the rdma controller not enabled in the root
-start a1 "crun runs verbs_probe with linux.resources.rdma \"$DEV\": {hcaHandles: 1, hcaObjects: 2}, rdma not enabled in the root" \
+# 1-4, A1: linux.resources.rdma, the rdma controller not enabled in the parent
+start a1 "crun runs verbs_probe with linux.resources.rdma \"$DEV\": {hcaHandles: 1, hcaObjects: 2}, rdma not enabled in the parent" \
 	1 2 verbs_probe -k "$DEV" pd cq open cq wait
-check "crun enabled only the controllers it knows (not rdma): the container's cgroup has no rdma.max" \
+check "crun enabled in the parent only the controllers it knows (not rdma): the container's cgroup has no rdma.max" \
 	"$(crun_knows)|$(crun_knows)|no rdma.max" \
-	"$(cat "$ROOTCG/cgroup.subtree_control")|$(cat "$CG/cgroup.controllers")|$(has rdma.max)"
-check "in the container nothing is refused: the limit is nowhere" \
-	"$probe_all_ok" "$(probe_summary "$TMP/a1.out")"
+	"$(cat "$PARENT/cgroup.subtree_control")|$(cat "$CG/cgroup.controllers")|$(has rdma.max)"
+check "in the container nothing is refused: its 2 contexts and 3 objects are charged to the parent, which has no limit" \
+	"$probe_all_ok|$DEV hca_handle=2 hca_object=3|$DEV hca_handle=max hca_object=max" \
+	"$(probe_summary "$TMP/a1.out")|$(line "$DEV" "$PARENT/rdma.current")|$(line "$DEV" "$PARENT/rdma.max")"
 stop 0
 
 # 5, B0: unified rdma.* keys, the rdma controller still not enabled.
@@ -168,7 +180,7 @@ stop 0
 # but has no cgroup to destroy, and `crun delete` knows no such container
 # (its state is written later).  The test removes it.
 RB_UNIFIED=$unified_mr
-if runc_bundle "$TMP/b0" "$DEV" - - "/$CTR" verbs_probe -k "$DEV" pd mr=48K mr=32K wait; then
+if runc_bundle "$TMP/b0" "$DEV" - - "$CGPATH" verbs_probe -k "$DEV" pd mr=48K mr=32K wait; then
 	timeout 60 crun run --no-pivot --bundle "$TMP/b0" "$CTR" </dev/null >"$TMP/b0.out" 2>&1
 	rc=$?
 else
@@ -182,9 +194,9 @@ check "unified rdma.* keys without the rdma controller: crun run fails, the cont
 	"$rc|$(grep -v '^verbs_probe' "$TMP/b0.out" | tail -n1)|$(grep -c '^verbs_probe' "$TMP/b0.out") verbs_probe lines|$left"
 
 # 6: what an administrator must do for crun
-echo +rdma >"$ROOTCG/cgroup.subtree_control"
-check "the rdma controller enabled in the root's subtree_control by hand, as crun does not" \
-	"rdma" "$(grep -ow rdma "$ROOTCG/cgroup.subtree_control")"
+echo +rdma >"$PARENT/cgroup.subtree_control"
+check "the rdma controller enabled in the parent's subtree_control by hand, as crun does not" \
+	"rdma" "$(grep -ow rdma "$PARENT/cgroup.subtree_control")"
 
 # 7-10, A2: linux.resources.rdma with the rdma controller enabled
 RB_UNIFIED=
