@@ -77,7 +77,9 @@ else
 fi
 
 # 2-5: while the container holds
-check "runc wrote rdma.mr_mem.max, and rdma.max of ${DEV2:+both devices in one write}${DEV2:-$DEV (no second device)}" \
+what="$DEV (no second device)"
+[ -n "$DEV2" ] && what="both devices in one write"
+check "runc wrote rdma.mr_mem.max, and rdma.max of $what" \
 	"$DEV 65536|$DEV hca_handle=1 hca_object=3${DEV2:+|$DEV2 hca_handle=max hca_object=7}" \
 	"$(line "$DEV" "$CG/rdma.mr_mem.max")|$(line "$DEV" "$CG/rdma.max")${DEV2:+|$(line "$DEV2" "$CG/rdma.max")}"
 check "in the container: the 48 KiB MR registered, the 32 KiB one refused with EAGAIN" \
