@@ -47,7 +47,7 @@ check lint-originality "2s" bash "$HARNESS/lint.sh" originality
 check lint-docs "3s" bash "$HARNESS/lint.sh" docs
 check fuzz-parser "40s" bash "$HARNESS/fuzz/run.sh" 30
 
-must build-debug "1-2 min; 15-30 min the first time" bash "$HARNESS/kernel.sh" debug build
+must build-debug "1-2 min; 13-30 min the first time" bash "$HARNESS/kernel.sh" debug build
 must initramfs-debug "20s" bash "$HARNESS/initramfs.sh" debug
 boot_ok=1
 step boot-debug "9-12 min (KASAN and lockdep under TCG)" bash "$HARNESS/boot.sh" debug check || boot_ok=0

@@ -87,7 +87,7 @@ kernel)
 	take_lock
 	step tree "5s; 1 min the first time" bash "$HARNESS/tree.sh"
 	step build-release "30s; 15 min the first time" bash "$HARNESS/kernel.sh" release build
-	step build-debug "1-2 min; 15-30 min the first time" bash "$HARNESS/kernel.sh" debug build
+	step build-debug "1-2 min; 13-30 min the first time" bash "$HARNESS/kernel.sh" debug build
 	;;
 clean)
 	take_lock
