@@ -139,3 +139,31 @@ runc_cleanup() {
 			echo "-$rc_c" >/sys/fs/cgroup/cgroup.subtree_control
 	done
 }
+
+# unified_mr_checks RUNTIME OUT: the four checks, while it holds, of a
+# container in cgroup CG whose linux.resources.unified is
+#   "rdma.mr_mem.max": "DEV 64K",
+#   "rdma.max": "DEV hca_handle=1 hca_object=3\nDEV2 hca_object=7"
+# (without DEV2's line if DEV2 is empty) and that runs `verbs_probe -k DEV
+# pd mr=48K mr=32K wait`, its output in OUT: the limits RUNTIME wrote, the
+# 32 KiB MR refused with EAGAIN, the usage and the refusal counted.  Needs
+# /lib/harness/tap.sh.
+unified_mr_checks() {
+	umc_what="$DEV (no second device)"
+	[ -n "$DEV2" ] && umc_what="both devices in one write"
+	check "$1 wrote rdma.mr_mem.max, and rdma.max of $umc_what" \
+		"$DEV 65536|$DEV hca_handle=1 hca_object=3${DEV2:+|$DEV2 hca_handle=max hca_object=7}" \
+		"$(rc_line "$DEV" "$CG/rdma.mr_mem.max")|$(rc_line "$DEV" "$CG/rdma.max")${DEV2:+|$(rc_line "$DEV2" "$CG/rdma.max")}"
+	check "in the container: the 48 KiB MR registered, the 32 KiB one refused with EAGAIN" \
+		"ibv_open_device=ok ibv_alloc_pd=ok ibv_reg_mr(49152)=ok ibv_reg_mr(32768)=EAGAIN" \
+		"$(probe_summary "$2")"
+	check "the container's rdma.mr_mem.current and rdma.current while it holds" \
+		"$DEV 49152|$DEV hca_handle=1 hca_object=2" \
+		"$(rc_line "$DEV" "$CG/rdma.mr_mem.current")|$(rc_line "$DEV" "$CG/rdma.current")"
+	check "the container's rdma.events: the MR refused by its mr_mem limit" \
+		"$DEV hca_handle.max=0 hca_handle.alloc_fail=0 hca_object.max=0 hca_object.alloc_fail=0 mr_mem.max=1 mr_mem.alloc_fail=1" \
+		"$(rc_line "$DEV" "$CG/rdma.events")"
+}
+
+# rc_line DEV FILE: the line of DEV in FILE.
+rc_line() { grep "^$1 " "$2"; }

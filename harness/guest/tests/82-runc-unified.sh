@@ -29,8 +29,6 @@ PLAN=7
 . /lib/harness/verbs.sh
 . /lib/harness/runc.sh
 
-line() { grep "^$1 " "$2"; }
-
 made2=
 controllers=$(cat /sys/fs/cgroup/cgroup.subtree_control)
 # shellcheck disable=SC2317 # called by the EXIT trap
@@ -77,20 +75,7 @@ else
 fi
 
 # 2-5: while the container holds
-what="$DEV (no second device)"
-[ -n "$DEV2" ] && what="both devices in one write"
-check "runc wrote rdma.mr_mem.max, and rdma.max of $what" \
-	"$DEV 65536|$DEV hca_handle=1 hca_object=3${DEV2:+|$DEV2 hca_handle=max hca_object=7}" \
-	"$(line "$DEV" "$CG/rdma.mr_mem.max")|$(line "$DEV" "$CG/rdma.max")${DEV2:+|$(line "$DEV2" "$CG/rdma.max")}"
-check "in the container: the 48 KiB MR registered, the 32 KiB one refused with EAGAIN" \
-	"ibv_open_device=ok ibv_alloc_pd=ok ibv_reg_mr(49152)=ok ibv_reg_mr(32768)=EAGAIN" \
-	"$(probe_summary "$TMP/out")"
-check "the container's rdma.mr_mem.current and rdma.current while it holds" \
-	"$DEV 49152|$DEV hca_handle=1 hca_object=2" \
-	"$(line "$DEV" "$CG/rdma.mr_mem.current")|$(line "$DEV" "$CG/rdma.current")"
-check "the container's rdma.events: the MR refused by its mr_mem limit" \
-	"$DEV hca_handle.max=0 hca_handle.alloc_fail=0 hca_object.max=0 hca_object.alloc_fail=0 mr_mem.max=1 mr_mem.alloc_fail=1" \
-	"$(line "$DEV" "$CG/rdma.events")"
+unified_mr_checks runc "$TMP/out"
 
 # 6: runc still reads our files for its statistics
 timeout 60 runc events --stats "$CTR" >"$TMP/events" 2>&1

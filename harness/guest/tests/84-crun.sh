@@ -68,7 +68,6 @@ RUNTIME=crun
 # shellcheck source=harness/guest/lib/runc.sh
 . /lib/harness/runc.sh
 
-line() { grep "^$1 " "$2"; }
 # has FILE: "FILE" if the container's cgroup has it, "no FILE" if not.
 has() { if [ -e "$CG/$1" ]; then echo "$1"; else echo "no $1"; fi; }
 # gone: whether the container's cgroup was removed.
@@ -168,7 +167,7 @@ check "crun enabled in the parent only the controllers it knows (not rdma): the 
 	"$(cat "$PARENT/cgroup.subtree_control")|$(cat "$CG/cgroup.controllers")|$(has rdma.max)"
 check "in the container nothing is refused: its 2 contexts and 3 objects are charged to the parent, which has no limit" \
 	"$probe_all_ok|$DEV hca_handle=2 hca_object=3|$DEV hca_handle=max hca_object=max" \
-	"$(probe_summary "$TMP/a1.out")|$(line "$DEV" "$PARENT/rdma.current")|$(line "$DEV" "$PARENT/rdma.max")"
+	"$(probe_summary "$TMP/a1.out")|$(rc_line "$DEV" "$PARENT/rdma.current")|$(rc_line "$DEV" "$PARENT/rdma.max")"
 stop 0
 
 # 5, B0: unified rdma.* keys, the rdma controller still not enabled.
@@ -203,10 +202,10 @@ RB_UNIFIED=
 start a2 "crun runs verbs_probe with linux.resources.rdma \"$DEV\": {hcaHandles: 1, hcaObjects: 2}, rdma enabled" \
 	1 2 verbs_probe -k "$DEV" pd cq open cq wait
 check "crun ignores linux.resources.rdma: the container's rdma.max stays at max" \
-	"$DEV hca_handle=max hca_object=max" "$(line "$DEV" "$CG/rdma.max")"
+	"$DEV hca_handle=max hca_object=max" "$(rc_line "$DEV" "$CG/rdma.max")"
 check "nothing refused; the container's rdma.current counts 2 contexts and 3 objects, rdma.events no refusal" \
 	"$probe_all_ok|$DEV hca_handle=2 hca_object=3|$no_events" \
-	"$(probe_summary "$TMP/a2.out")|$(line "$DEV" "$CG/rdma.current")|$(line "$DEV" "$CG/rdma.events")"
+	"$(probe_summary "$TMP/a2.out")|$(rc_line "$DEV" "$CG/rdma.current")|$(rc_line "$DEV" "$CG/rdma.events")"
 stop 0
 
 # 11-17, A3: the limit of A1 through linux.resources.unified (and
@@ -215,14 +214,14 @@ RB_UNIFIED="\"rdma.max\": \"$DEV hca_handle=1 hca_object=2\""
 start a3 "crun runs verbs_probe with linux.resources.unified {rdma.max: \"$DEV hca_handle=1 hca_object=2\"}" \
 	1 2 verbs_probe -k "$DEV" pd cq open cq wait
 check "crun wrote the limit to the container's rdma.max" \
-	"$DEV hca_handle=1 hca_object=2" "$(line "$DEV" "$CG/rdma.max")"
+	"$DEV hca_handle=1 hca_object=2" "$(rc_line "$DEV" "$CG/rdma.max")"
 check "in the container: context, PD and CQ created; the 2nd context and the 3rd object refused with EAGAIN" \
 	"$probe_refused" "$(probe_summary "$TMP/a3.out")"
 check "the container's rdma.current while it holds" \
-	"$DEV hca_handle=1 hca_object=2" "$(line "$DEV" "$CG/rdma.current")"
+	"$DEV hca_handle=1 hca_object=2" "$(rc_line "$DEV" "$CG/rdma.current")"
 check "the container's rdma.events: one context and one object refused by its limit" \
 	"$DEV hca_handle.max=1 hca_handle.alloc_fail=1 hca_object.max=1 hca_object.alloc_fail=1 mr_mem.max=0 mr_mem.alloc_fail=0" \
-	"$(line "$DEV" "$CG/rdma.events")"
+	"$(rc_line "$DEV" "$CG/rdma.events")"
 # runc's `events --stats` reads rdma.max and rdma.current (80-runc.sh);
 # crun has no such command: its statistics are the cgroup's files
 timeout 60 crun state "$CTR" >"$TMP/state" 2>&1
@@ -239,20 +238,7 @@ stop 1
 RB_UNIFIED=$unified_mr
 start b1 "crun runs verbs_probe with linux.resources.unified {$unified_mr}" \
 	- - verbs_probe -k "$DEV" pd mr=48K mr=32K wait
-what="$DEV (no second device)"
-[ -n "$DEV2" ] && what="both devices in one write"
-check "crun wrote rdma.mr_mem.max, and rdma.max of $what" \
-	"$DEV 65536|$DEV hca_handle=1 hca_object=3${DEV2:+|$DEV2 hca_handle=max hca_object=7}" \
-	"$(line "$DEV" "$CG/rdma.mr_mem.max")|$(line "$DEV" "$CG/rdma.max")${DEV2:+|$(line "$DEV2" "$CG/rdma.max")}"
-check "in the container: the 48 KiB MR registered, the 32 KiB one refused with EAGAIN" \
-	"ibv_open_device=ok ibv_alloc_pd=ok ibv_reg_mr(49152)=ok ibv_reg_mr(32768)=EAGAIN" \
-	"$(probe_summary "$TMP/b1.out")"
-check "the container's rdma.mr_mem.current and rdma.current while it holds" \
-	"$DEV 49152|$DEV hca_handle=1 hca_object=2" \
-	"$(line "$DEV" "$CG/rdma.mr_mem.current")|$(line "$DEV" "$CG/rdma.current")"
-check "the container's rdma.events: the MR refused by its mr_mem limit" \
-	"$DEV hca_handle.max=0 hca_handle.alloc_fail=0 hca_object.max=0 hca_object.alloc_fail=0 mr_mem.max=1 mr_mem.alloc_fail=1" \
-	"$(line "$DEV" "$CG/rdma.events")"
+unified_mr_checks crun "$TMP/b1.out"
 stop 1
 
 exit "$failed"
