@@ -1281,45 +1281,43 @@ static struct rdmacg_peak_mark *rdmacg_peaks_find(struct rdmacg_peaks *peaks,
 	return NULL;
 }
 
-/* Make room in @peaks for an entry of @pool. Return: 0 or -ENOMEM. */
+/*
+ * Give @pool an entry in @peaks: the one it has, a free one, or a new one.
+ * An entry claimed here saves nothing yet, which reads as no entry does.
+ * Return: 0 or -ENOMEM.
+ */
 static int rdmacg_peaks_reserve(struct rdmacg_peaks *peaks,
 				struct rdmacg_pool *pool)
 {
 	struct rdmacg_peak_mark *mark;
 
-	if (rdmacg_peaks_find(peaks, pool) || rdmacg_peaks_find(peaks, NULL))
+	if (rdmacg_peaks_find(peaks, pool))
 		return 0;
-	mark = krealloc_array(peaks->mark, peaks->nr + 1, sizeof(*mark),
-			      GFP_KERNEL_ACCOUNT);
-	if (!mark)
-		return -ENOMEM;
-	mark[peaks->nr] = (struct rdmacg_peak_mark){ };
-	peaks->mark = mark;
-	peaks->nr++;
+	mark = rdmacg_peaks_find(peaks, NULL);
+	if (!mark) {
+		mark = krealloc_array(peaks->mark, peaks->nr + 1, sizeof(*mark),
+				      GFP_KERNEL_ACCOUNT);
+		if (!mark)
+			return -ENOMEM;
+		peaks->mark = mark;
+		mark += peaks->nr++;
+	}
+	*mark = (struct rdmacg_peak_mark){ .pool = pool };
 	return 0;
 }
 
-/* The entry of @pool in @peaks, which rdmacg_peaks_reserve() made room for. */
-static struct rdmacg_peak_mark *rdmacg_peaks_get(struct rdmacg_peaks *peaks,
-						 struct rdmacg_pool *pool)
-{
-	struct rdmacg_peak_mark *mark = rdmacg_peaks_find(peaks, pool);
-
-	if (!mark) {
-		mark = rdmacg_peaks_find(peaks, NULL);
-		*mark = (struct rdmacg_peak_mark){ .pool = pool };
-	}
-	return mark;
-}
-
-/* Save in @peaks a peak @old of @type of @pool that a reset ends. */
+/*
+ * Save in @peaks a peak @old of @type of @pool that a reset ends; the
+ * entry was reserved by the same reset.
+ */
 static void rdmacg_peaks_fold(struct rdmacg_peaks *peaks,
 			      struct rdmacg_pool *pool,
 			      enum rdmacg_resource_type type, u64 old)
 {
-	struct rdmacg_peak_mark *mark = rdmacg_peaks_get(peaks, pool);
+	struct rdmacg_peak_mark *mark = rdmacg_peaks_find(peaks, pool);
 
-	mark->peak[type] = max(mark->peak[type], old);
+	if (!WARN_ON_ONCE(!mark))
+		mark->peak[type] = max(mark->peak[type], old);
 }
 
 static void rdmacg_peaks_free(struct rdmacg_peaks *peaks)
@@ -1825,6 +1823,7 @@ static int rdmacg_peak_reset(struct rdma_cgroup *cg,
 {
 	struct rdmacg_peaks *mine, *peaks, *fresh = NULL;
 	enum rdmacg_resource_type type;
+	struct rdmacg_peak_mark *mark;
 	struct rdmacg_device *dev;
 	struct rdmacg_pool *pool;
 	u64 old;
@@ -1855,8 +1854,13 @@ static int rdmacg_peak_reset(struct rdma_cgroup *cg,
 	}
 
 	list_for_each_entry(dev, &rdmacg_registry, dev_node) {
+		/*
+		 * A pool that a charge made since the entries were reserved
+		 * has seen nothing from before the reset: leave it alone.
+		 */
 		pool = rdmacg_pool_lookup_locked(cg, dev);
-		for (type = 0; pool && type < RDMACG_RESOURCE_MAX; type++) {
+		mark = pool ? rdmacg_peaks_find(mine, pool) : NULL;
+		for (type = 0; mark && type < RDMACG_RESOURCE_MAX; type++) {
 			if (!rdmacg_file_has(private, type) ||
 			    !rdmacg_leaf_ready(pool, type))
 				continue;
@@ -1864,7 +1868,7 @@ static int rdmacg_peak_reset(struct rdma_cgroup *cg,
 			rdmacg_peaks_fold(cg->peak_base, pool, type, old);
 			list_for_each_entry(peaks, &cg->peak_files, node)
 				rdmacg_peaks_fold(peaks, pool, type, old);
-			rdmacg_peaks_get(mine, pool)->peak[type] = 0;
+			mark->peak[type] = 0;
 		}
 	}
 out:

@@ -183,7 +183,7 @@ static int rdmacg_test_charge(struct rdma_cgroup *cg,
 }
 
 /*
- * Charge @bytes of mr_mem to @cg through the path rdmacg_test_mr_charge()
+ * Charge @bytes of mr_mem to @cg through the path rdmacg_try_charge_mr_mem()
  * takes for the current task's cgroup.
  */
 static int rdmacg_test_mr_charge(struct rdma_cgroup *cg,
@@ -1413,6 +1413,82 @@ static void rdmacg_test_peak_reset_reregister(struct kunit *test)
 	rdmacg_peak_forget(&fa);
 }
 
+/* Expect what readers a and n see of @r on @dev: @a and @n. */
+#define RDMACG_EXPECT_TWO(dev, r, a, n)						\
+	do {									\
+		KUNIT_EXPECT_EQ_MSG(test, a, rdmacg_test_seen(c, dev, r, &fa),	\
+				    "reader a, %s", (dev)->name);		\
+		KUNIT_EXPECT_EQ_MSG(test, n, rdmacg_test_seen(c, dev, r, &fn),	\
+				    "reader that never resets, %s",		\
+				    (dev)->name);				\
+	} while (0)
+
+/*
+ * A reset of a cgroup with pools on two devices: each pool needs an entry
+ * of its own in every reader's saved peaks, including the first reset of
+ * a file, which has none yet. Then one device goes away and two come, so
+ * that the entry the first one freed and a new one take the two new pools.
+ */
+static void rdmacg_test_peak_reset_two_devices(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	const enum rdmacg_resource_type m = RDMACG_RESOURCE_MR_MEM;
+	struct cgroup_of_peak fa = { }, fm = { }, fn = { };
+	struct rdmacg_device *d1, *d2, *d3;
+	struct rdma_cgroup *c;
+
+	d1 = rdmacg_test_device(test, TEST_DEV_NAME "_a");
+	d2 = rdmacg_test_device(test, TEST_DEV_NAME "_b");
+	c = rdmacg_test_cg(test, rdmacg_test_cg(test, NULL));
+	rdmacg_test_charge_n(test, c, d1, r, 2);
+	rdmacg_test_charge_n(test, c, d2, r, 3);
+	rdmacg_uncharge_amount(c, d1, r, 1);
+	rdmacg_uncharge_amount(c, d2, r, 2);
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_mr_charge(c, d1, SZ_8K));
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_mr_charge(c, d2, SZ_16K));
+	rdmacg_uncharge_amount(c, d1, m, SZ_4K);
+	rdmacg_uncharge_amount(c, d2, m, SZ_8K + SZ_4K);
+
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_peak_reset(c, &fa, RDMACG_VAL_PEAK));
+	RDMACG_EXPECT_TWO(d1, r, 1, 2);
+	RDMACG_EXPECT_TWO(d2, r, 1, 3);
+	RDMACG_EXPECT_TWO(d1, m, SZ_8K, SZ_8K);
+	RDMACG_EXPECT_TWO(d2, m, SZ_16K, SZ_16K);
+
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_peak_reset(c, &fm, RDMACG_FILE_MR_MEM |
+						   RDMACG_VAL_PEAK));
+	KUNIT_EXPECT_EQ(test, SZ_4K, rdmacg_test_seen(c, d1, m, &fm));
+	KUNIT_EXPECT_EQ(test, SZ_4K, rdmacg_test_seen(c, d2, m, &fm));
+	RDMACG_EXPECT_TWO(d1, m, SZ_8K, SZ_8K);
+	RDMACG_EXPECT_TWO(d2, m, SZ_16K, SZ_16K);
+	RDMACG_EXPECT_TWO(d1, r, 1, 2);
+	RDMACG_EXPECT_TWO(d2, r, 1, 3);
+
+	/* d2 leaves a free entry in each reader; d2 again and d3 need two. */
+	rdmacg_uncharge_amount(c, d2, r, 1);
+	rdmacg_uncharge_amount(c, d2, m, SZ_4K);
+	rdmacg_unregister_device(d2);
+	rdmacg_register_device(d2);
+	d3 = rdmacg_test_device(test, TEST_DEV_NAME "_c");
+	rdmacg_test_charge_n(test, c, d2, r, 2);
+	rdmacg_test_charge_n(test, c, d3, r, 3);
+	rdmacg_uncharge_amount(c, d2, r, 1);
+	rdmacg_uncharge_amount(c, d3, r, 2);
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_peak_reset(c, &fa, RDMACG_VAL_PEAK));
+	RDMACG_EXPECT_TWO(d1, r, 1, 2);
+	RDMACG_EXPECT_TWO(d2, r, 1, 2);
+	RDMACG_EXPECT_TWO(d3, r, 1, 3);
+	KUNIT_EXPECT_EQ(test, 3, rdmacg_test_seen(c, d3, r, NULL));
+
+	rdmacg_peak_forget(&fa);
+	rdmacg_peak_forget(&fm);
+	KUNIT_EXPECT_TRUE(test, list_empty(&c->peak_files));
+	rdmacg_uncharge_amount(c, d1, r, 1);
+	rdmacg_uncharge_amount(c, d2, r, 1);
+	rdmacg_uncharge_amount(c, d3, r, 1);
+	rdmacg_uncharge_amount(c, d1, m, SZ_4K);
+}
+
 static int rdmacg_test_no_id(void)
 {
 	return -ENOMEM;
@@ -2114,6 +2190,7 @@ static struct kunit_case rdmacg_test_cases[] = {
 	KUNIT_CASE(rdmacg_test_multi_device),
 	KUNIT_CASE(rdmacg_test_peak_reset),
 	KUNIT_CASE(rdmacg_test_peak_reset_reregister),
+	KUNIT_CASE(rdmacg_test_peak_reset_two_devices),
 	KUNIT_CASE(rdmacg_test_unaccounted),
 	KUNIT_CASE(rdmacg_test_never_registered),
 	KUNIT_CASE(rdmacg_test_refusal_dead_device),
