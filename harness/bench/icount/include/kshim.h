@@ -10,6 +10,14 @@
  * changed in an out-of-line function, as the kernel's per-CPU reference
  * is. Nothing here is thread-safe beyond the atomics: the driver is
  * single-threaded.
+ *
+ * With KSHIM_MODEL defined (harness/model/, the reference-model fuzzer),
+ * the same headers check instead of count: RCU read-side sections, locks
+ * and lockdep assertions are tracked, call_rcu() and kfree_rcu*() defer
+ * the free to the next simulated grace period (so that AddressSanitizer
+ * sees a use after a too-early free), ids are reused as the IDA reuses
+ * them, and the kernel log is captured. Those parts are out of line, in
+ * harness/model/shim.c.
  */
 #ifndef KSHIM_H
 #define KSHIM_H
@@ -53,6 +61,8 @@ typedef unsigned int gfp_t;
 #undef static_assert
 #define static_assert(e, ...) _Static_assert(e, #e)
 #define BITS_PER_LONG	64
+#define PAGE_SIZE	4096UL
+#define round_down(x, y) ((x) & ~(__typeof__(x))((y) - 1))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define container_of(p, t, m) ((t *)((char *)(p) - offsetof(t, m)))
 #define min(a, b)	((a) < (b) ? (a) : (b))
@@ -68,14 +78,28 @@ typedef unsigned int gfp_t;
 #define WARN_ON_ONCE(c)	({ bool __c = !!(c); if (__c) kshim_warn(__FILE__, __LINE__); __c; })
 #define WARN_ON(c)	WARN_ON_ONCE(c)
 #define WARN_ONCE(c, ...) WARN_ON_ONCE(c)
+#define cond_resched()	do { } while (0)
+
+void kshim_warn(const char *file, int line);
+
+#ifdef KSHIM_MODEL
+void kshim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void kshim_might_sleep(const char *file, int line);
+#define pr_warn(...)	kshim_log(__VA_ARGS__)
+#define might_sleep()	kshim_might_sleep(__FILE__, __LINE__)
+/* Which lock a lockdep assertion names decides how it is checked. */
+#define lockdep_is_held(l)						\
+	_Generic((l), struct mutex *: kshim_mutex_held,			\
+		 spinlock_t *: kshim_spin_held)(l)
+#define lockdep_assert_held(l)	WARN_ON(!lockdep_is_held(l))
+#define lockdep_assert(c)	WARN_ON(!(c))
+#else
 #define pr_warn(...)	fprintf(stderr, __VA_ARGS__)
 #define lockdep_assert_held(l)	do { } while (0)
 #define lockdep_assert(c)	do { } while (0)
 #define lockdep_is_held(l)	1
 #define might_sleep()	do { } while (0)
-#define cond_resched()	do { } while (0)
-
-void kshim_warn(const char *file, int line);
+#endif
 
 /* err.h */
 #define MAX_ERRNO	4095
@@ -138,7 +162,12 @@ void *kzalloc(size_t size, gfp_t gfp);
 void *kcalloc(size_t n, size_t size, gfp_t gfp);
 void *krealloc_array(void *p, size_t n, size_t size, gfp_t gfp);
 void kfree(const void *p);
+#ifdef KSHIM_MODEL
+void kshim_kfree_rcu(const void *p);
+#define kfree_rcu_mightsleep(p)	kshim_kfree_rcu(p)
+#else
 #define kfree_rcu_mightsleep(p)	kfree(p)
+#endif
 
 /* list.h */
 struct list_head { struct list_head *next, *prev; };
@@ -178,34 +207,69 @@ void mutex_lock(struct mutex *m);
 void mutex_unlock(struct mutex *m);
 typedef struct { int l; } spinlock_t;
 #define spin_lock_init(s)	((s)->l = 0)
+#ifdef KSHIM_MODEL
+void spin_lock(spinlock_t *s);
+void spin_unlock(spinlock_t *s);
+static inline bool kshim_mutex_held(struct mutex *m) { return m->owner; }
+static inline bool kshim_spin_held(spinlock_t *s) { return s->l; }
+#else
 #define spin_lock(s)	do { } while (0)
 #define spin_unlock(s)	do { } while (0)
+#endif
 
 /* RCU, as in a kernel without preemption */
 struct rcu_head { struct rcu_head *next; void (*func)(struct rcu_head *); };
+#ifdef KSHIM_MODEL
+extern int kshim_rcu_depth;
+void rcu_read_lock(void);
+void rcu_read_unlock(void);
+void synchronize_rcu(void);
+void call_rcu(struct rcu_head *h, void (*f)(struct rcu_head *));
+/* As CONFIG_PROVE_RCU: a protected pointer read outside its protection. */
+#define rcu_dereference_check(p, c)					\
+	({ WARN_ON(!(c) && !kshim_rcu_depth); READ_ONCE(p); })
+#define rcu_dereference(p)	rcu_dereference_check(p, 0)
+#define rcu_dereference_protected(p, c) ({ WARN_ON(!(c)); (p); })
+#else
 #define rcu_read_lock()		barrier()
 #define rcu_read_unlock()	barrier()
 #define rcu_dereference(p)	READ_ONCE(p)
 #define rcu_dereference_check(p, c) READ_ONCE(p)
 #define rcu_dereference_protected(p, c) (p)
+#define synchronize_rcu()	do { } while (0)
+static inline void call_rcu(struct rcu_head *h, void (*f)(struct rcu_head *)) { f(h); }
+#endif
 #define rcu_access_pointer(p)	READ_ONCE(p)
 #define rcu_assign_pointer(p, v) smp_store_release(&(p), (v))
 #define RCU_INIT_POINTER(p, v)	WRITE_ONCE(p, v)
-#define synchronize_rcu()	do { } while (0)
-static inline void call_rcu(struct rcu_head *h, void (*f)(struct rcu_head *)) { f(h); }
 
 /* ida */
+#ifdef KSHIM_MODEL
+/* The lowest free id, as the IDA gives: freed ids come back. */
+struct ida { unsigned long used[4]; };
+#define DEFINE_IDA(n)	struct ida n = { { 0 } }
+int ida_alloc(struct ida *ida, gfp_t gfp);
+void ida_free(struct ida *ida, unsigned int id);
+#else
 struct ida { int next; };
 #define DEFINE_IDA(n)	struct ida n = { 0 }
 static inline int ida_alloc(struct ida *ida, gfp_t gfp) { return ida->next++; }
 static inline void ida_free(struct ida *ida, unsigned int id) { }
+#endif
 
 /* cgroup */
+struct cgroup { const char *path; };
 struct cgroup_subsys_state {
+	struct cgroup *cgroup;
 	struct cgroup_subsys_state *parent;
 	long refcnt;
 	unsigned int flags;
 };
+/* The kernel's writes the kernfs path; no kernfs node reads "(null)". */
+static inline int cgroup_path(struct cgroup *cgrp, char *buf, size_t len)
+{
+	return snprintf(buf, len, "%s", cgrp && cgrp->path ? cgrp->path : "(null)");
+}
 struct cgroup_file { int dummy; };
 struct seq_file;
 struct kernfs_open_file;
