@@ -1238,10 +1238,14 @@ EXPORT_SYMBOL(rdmacg_uncharge_mr_mem);
  * into the saved peaks of every reader that may need it: the cgroup's
  * base, for files never written (the peak since creation), and every
  * other file written before. A file then reads the higher of its saved
- * peak and the current one, which is exactly its peak since its own reset:
- * the saved part covers the time up to the last reset, the current part
- * the time after it. Charges pay nothing for this; after a reset they
- * raise the restarted peak until usage passes it again.
+ * peak and the current one, which is its peak since its own reset: the
+ * saved part covers the time up to the last reset, the current part the
+ * time after it. Charges pay nothing for this; after a reset they raise
+ * the restarted peak until usage passes it again. One charge in flight
+ * during the reset, between its cmpxchg and its raise of the peak, may
+ * still raise the restarted peak to the usage it reached before the reset,
+ * as a charge does with memory.peak: telling it apart would cost every
+ * charge that raises a peak a reset count to load and compare.
  */
 
 /**
@@ -1638,6 +1642,16 @@ rdmacg_parse_limits(const char *buf, size_t len, bool bytes,
 	return lines;
 }
 
+/*
+ * The limit of pinned memory that a write of @bytes sets: memory is pinned,
+ * and charged, in whole pages, so the limit is rounded down to one, as
+ * memory.max does, and the file shows what is enforced.
+ */
+static u64 rdmacg_mr_mem_limit(u64 bytes)
+{
+	return bytes == RDMACG_MR_MEM_MAX ? bytes : round_down(bytes, PAGE_SIZE);
+}
+
 /**
  * rdmacg_set_limits() - apply a write of rdma.max or rdma.mr_mem.max
  * @cg: a non-root cgroup the caller keeps alive
@@ -1680,7 +1694,7 @@ static int rdmacg_set_limits(struct rdma_cgroup *cg, const char *buf,
 		l = &lines[i];
 		if (bytes) {
 			rdmacg_set_limit(l->pool, RDMACG_RESOURCE_MR_MEM,
-					 l->bytes.value);
+					 rdmacg_mr_mem_limit(l->bytes.value));
 			continue;
 		}
 		for (r = 0; r < RDMACG_NR_COUNTS; r++)
@@ -2097,8 +2111,10 @@ rdmacg_alloc_css(struct cgroup_subsys_state *parent)
 }
 
 /*
- * No charge is left here (each one pinned the css), nor anyone who could
- * create a pool, so only an unregistration can race with us, and only to
+ * No charge is left here: each holds a reference on the css, its own or,
+ * for an object charged in its context's cgroup, the context's, which the
+ * object never outlives. Nor is anyone left who could create a pool, so
+ * only an unregistration can race with us, and only to
  * clear slots of the table; rdmacg_registry_mutex keeps it out. Every pool
  * in the table belongs to a registered device.
  */

@@ -455,7 +455,16 @@ static void rdmacg_test_mr_mem_limits(struct kunit *test)
 	rdmacg_uncharge_mr_mem(cg, device, SZ_4K);
 	rdmacg_uncharge_mr_mem(cg, device, 0);
 	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(cg, device, r));
-	KUNIT_EXPECT_EQ(test, 5, rdmacg_test_event(cg, device, r, RDMACG_EV_MAX_LOCAL));
+
+	/* Charges come in pages: a limit is what it enforces, a whole page. */
+	rdmacg_test_write(test, cg, rdmacg_set_mr_mem_max, TEST_DEV_NAME " 6000");
+	KUNIT_EXPECT_EQ(test, PAGE_SIZE, rdmacg_test_max(cg, device, r));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_mr_charge(cg, device, PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, rdmacg_test_mr_charge(cg, device, 1));
+	rdmacg_uncharge_mr_mem(cg, device, PAGE_SIZE);
+	rdmacg_test_write(test, cg, rdmacg_set_mr_mem_max, TEST_DEV_NAME " 4095");
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_max(cg, device, r));
+	KUNIT_EXPECT_EQ(test, 6, rdmacg_test_event(cg, device, r, RDMACG_EV_MAX_LOCAL));
 	KUNIT_EXPECT_EQ(test, 0, rdmacg_test_usage(cg, device, RDMACG_RESOURCE_HCA_OBJECT));
 }
 
@@ -2128,6 +2137,56 @@ static void rdmacg_test_race_deep_peak(struct kunit *test)
 }
 
 /*
+ * A reset while a charge that passed the peak is in flight: the charge has
+ * reached 6 at every level, but has not raised the peaks yet. Meanwhile 5
+ * units are freed and a file resets its peaks, restarting them from 1.
+ * The late raise then writes the 6 the charge reached before the reset:
+ * the documented bound of a reset's view (as memory.peak's), the highest
+ * usage a charge in flight at the reset had reached, and never more. A
+ * reset with nothing in flight is exact again, and the reader that never
+ * reset sees the 6 that really occurred.
+ */
+static void rdmacg_test_race_reset_peak(struct kunit *test)
+{
+	const enum rdmacg_resource_type r = RDMACG_RESOURCE_HCA_OBJECT;
+	struct cgroup_of_peak fa = { };
+	struct rdmacg_device *dev;
+	struct rdmacg_test_racer *t;
+	struct rdma_cgroup *p, *c;
+	u64 seen;
+
+	dev = rdmacg_test_chain(test, &p, &c, NULL);
+	rdmacg_test_charge_n(test, c, dev, r, 5);
+	t = rdmacg_test_racer(test, RDMACG_RACE_CHARGED,
+			      rdmacg_test_pool(c, dev));
+	t->cg = c;
+	t->dev = dev;
+
+	rdmacg_test_racer_start(test, t, 0);
+	KUNIT_ASSERT_TRUE(test, rdmacg_test_race_reached(&t->race));
+	KUNIT_EXPECT_EQ(test, 6, rdmacg_test_usage(p, dev, r));
+	KUNIT_EXPECT_EQ(test, 5, rdmacg_test_peak(c, dev, r));
+	rdmacg_uncharge_amount(c, dev, r, 5);
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_peak_reset(c, &fa, RDMACG_VAL_PEAK));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_seen(c, dev, r, &fa));
+	rdmacg_test_race_go(&t->race);
+	KUNIT_ASSERT_TRUE(test, rdmacg_test_racer_done(t));
+	KUNIT_EXPECT_EQ(test, 0, t->ret);
+
+	seen = rdmacg_test_seen(c, dev, r, &fa);
+	KUNIT_EXPECT_GE_MSG(test, seen, 1, "below the usage since the reset");
+	KUNIT_EXPECT_LE_MSG(test, seen, 6,
+			    "above what the charge in flight had reached");
+	KUNIT_EXPECT_EQ(test, 6, rdmacg_test_seen(c, dev, r, NULL));
+	KUNIT_EXPECT_EQ(test, 6, rdmacg_test_peak(p, dev, r));
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_peak_reset(c, &fa, RDMACG_VAL_PEAK));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_seen(c, dev, r, &fa));
+	KUNIT_EXPECT_EQ(test, 6, rdmacg_test_seen(c, dev, r, NULL));
+	rdmacg_peak_forget(&fa);
+	rdmacg_uncharge_amount(c, dev, r, 1);
+}
+
+/*
  * An uncharge holds its leaf pool (it saw the device alive) while the
  * device is unregistered. Unregistration must wait for it before it frees
  * the pools: it may not return while the uncharge is held, and returns
@@ -2204,6 +2263,7 @@ static struct kunit_case rdmacg_test_cases[] = {
 	KUNIT_CASE(rdmacg_test_race_lowered_after),
 	KUNIT_CASE(rdmacg_test_race_ancestor_filled),
 	KUNIT_CASE(rdmacg_test_race_deep_peak),
+	KUNIT_CASE(rdmacg_test_race_reset_peak),
 	KUNIT_CASE(rdmacg_test_race_unregister),
 	{}
 };

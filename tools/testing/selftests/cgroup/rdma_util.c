@@ -252,6 +252,36 @@ int rdma_link_del(int index)
 }
 
 /*
+ * Makes a device @name of @type on lo unless one of that name exists, and
+ * waits until it is registered. Returns 1 if it made it, 0 if it was
+ * there, or -errno.
+ */
+int rdma_dev_add_lo(const char *name, const char *type)
+{
+	int err, i;
+
+	if (rdma_dev_index(name) >= 0)
+		return 0;
+	err = rdma_link_add(name, type, "lo");
+	if (err)
+		return err;
+	for (i = 0; i < WAIT_MS / 50 && rdma_dev_index(name) < 0; i++)
+		usleep(50000);
+	return rdma_dev_index(name) < 0 ? -ETIMEDOUT : 1;
+}
+
+/* Deletes the device @name: 0, or -1 after saying why. */
+int rdma_dev_del(const char *name)
+{
+	int i = rdma_dev_index(name), err;
+
+	err = i < 0 ? -ENODEV : rdma_link_del(i);
+	if (err)
+		ksft_print_msg("cannot delete %s: %s\n", name, strerror(-err));
+	return err ? -1 : 0;
+}
+
+/*
  * Finds the uverbs character device of the RDMA device named @want (any
  * device if @want is empty) and records both names. Creates the device node
  * if devtmpfs did not.

@@ -40,6 +40,8 @@ int rdma_dev_index(const char *name);
 int rdma_dev_netdev(int index, char *ndev);
 int rdma_link_add(const char *name, const char *type, const char *ndev);
 int rdma_link_del(int index);
+int rdma_dev_add_lo(const char *name, const char *type);
+int rdma_dev_del(const char *name);
 int find_uverbs(const char *want);
 
 /*

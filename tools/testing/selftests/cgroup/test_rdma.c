@@ -702,16 +702,12 @@ static int test_rdma_max_lines(const char *root, struct rig *t)
 	a = cgs_add(&t->cgs, root, "rdma_test_lines", false);
 	if (!a)
 		return KSFT_FAIL;
-	if (rdma_dev_index(d2) < 0) {
-		if (rdma_link_add(d2, "rxe", "lo")) {
-			ksft_print_msg("no second device (rxe0 on lo): one device only\n");
-			d2 = NULL;
-		} else {
-			created = true;
-			for (i = 0; i < WAIT_MS / 50 && rdma_dev_index(d2) < 0; i++)
-				usleep(50000);
-		}
+	i = rdma_dev_add_lo(d2, "rxe");
+	if (i < 0) {
+		ksft_print_msg("no second device (rxe0 on lo): one device only\n");
+		d2 = NULL;
 	}
+	created = i > 0;
 
 	/* Blank lines and blanks around are skipped. */
 	snprintf(text, sizeof(text), "\n\t\n%s hca_handle=3 hca_object=4\n\n", d1);
@@ -767,13 +763,8 @@ static int test_rdma_max_lines(const char *root, struct rig *t)
 	if (ok)
 		ret = KSFT_PASS;
 out:
-	if (created) {
-		i = rdma_dev_index("rxe0");
-		if (i < 0 || rdma_link_del(i)) {
-			ksft_print_msg("cannot delete rxe0\n");
-			ret = KSFT_FAIL;
-		}
-	}
+	if (created && rdma_dev_del("rxe0"))
+		ret = KSFT_FAIL;
 	return ret;
 }
 
@@ -995,26 +986,51 @@ static bool expect_dying(const char *cgroup, long want)
 }
 
 /*
+ * nr_dying_descendants of @cgroup, polled every 10 ms: @want within 5 s,
+ * and then still @want each time for @hold_ms.
+ */
+static bool expect_dying_held(const char *cgroup, long want, long hold_ms)
+{
+	long until;
+
+	if (!expect_dying(cgroup, want))
+		return false;
+	for (until = now_ms() + hold_ms; now_ms() < until; usleep(10000)) {
+		long got = cg_read_key_long(cgroup, "cgroup.stat",
+					    "nr_dying_descendants ");
+
+		if (got != want) {
+			ksft_print_msg("%s: nr_dying_descendants %ld, expected %ld to stay\n",
+				       cgroup, got, want);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
  * An object charged while its creator is in another cgroup than its
  * context keeps that cgroup alive by itself: ib_core charges objects of a
  * context in the context's cgroup without a cgroup reference of their own
  * (the context's keeps it), but b, where the task moved, is kept only by
- * the object's. rmdir b while the object lives: b stays a dying cgroup
- * until the object is destroyed, and is freed then; the charges land where
- * they belong throughout. This does not prove the reference: with it
- * removed the test still passed once (b was dying, and no KASAN report
- * came from the uncharge), so something else held b's css meanwhile.
+ * the object's. The worker also passes through ctl, a sibling it creates
+ * nothing in. rmdir b and ctl together: ctl is freed within a few grace
+ * periods, b must stay dying (exactly one dying descendant, for 2 s)
+ * until the object is destroyed, and is freed then; the charges land
+ * where they belong throughout. Without the object's reference b is freed
+ * with ctl, and the later destroy uncharges its freed pools.
  */
 static int test_rdma_object_moved(const char *root, struct rig *t)
 {
 	struct worker *w = t->w;
-	char *p, *a, *b;
+	char *p, *a, *b, *ctl;
 	bool ok;
 
 	p = cgs_add(&t->cgs, root, "rdma_test_objmove", true);
 	a = p ? cgs_add(&t->cgs, p, "a", false) : NULL;
 	b = p ? cgs_add(&t->cgs, p, "b", false) : NULL;
-	if (!a || !b)
+	ctl = p ? cgs_add(&t->cgs, p, "ctl", false) : NULL;
+	if (!a || !b || !ctl)
 		return KSFT_FAIL;
 
 	if (worker_start(w, a))
@@ -1039,8 +1055,8 @@ static int test_rdma_object_moved(const char *root, struct rig *t)
 	if (!ok)
 		return KSFT_FAIL;
 
-	/* Back in a, which the context keeps: no reference taken there. */
-	if (worker_move(w, a))
+	/* Through ctl, and back in a, which the context keeps. */
+	if (worker_move(w, ctl) || worker_move(w, a))
 		return KSFT_FAIL;
 	ok = w_create(w,
 		      &(struct wcreate){ .type = OBJ_PD, .count = 1, .done = 1 });
@@ -1049,11 +1065,11 @@ static int test_rdma_object_moved(const char *root, struct rig *t)
 	ok = expect_usage(a, &(struct hca){ .handle = 1, .object = 2 });
 	if (!ok)
 		return KSFT_FAIL;
-	if (rmdir(b)) {
-		ksft_print_msg("rmdir %s: %s\n", b, strerror(errno));
+	if (rmdir(b) || rmdir(ctl)) {
+		ksft_print_msg("rmdir %s and %s: %s\n", b, ctl, strerror(errno));
 		return KSFT_FAIL;
 	}
-	if (!expect_dying(p, 1))
+	if (!expect_dying_held(p, 1, 2000))
 		return KSFT_FAIL;
 	ok = expect_usage(p, &(struct hca){ .handle = 1, .object = 3 });
 	if (!ok)
@@ -1353,6 +1369,155 @@ out:
 		close(fb);
 	if (fn >= 0)
 		close(fn);
+	return ret;
+}
+
+/*
+ * The line of @dev in the file open as @fd (named @file) is "@dev @want",
+ * or, with @want NULL, there is none.
+ */
+static bool expect_fd_line(int fd, const char *file, const char *dev,
+			   const char *want)
+{
+	char buf[PAGE_SIZE], line[128];
+	ssize_t n;
+
+	buf[0] = '\n';
+	n = pread(fd, buf + 1, sizeof(buf) - 2, 0);
+	if (n < 0) {
+		ksft_print_msg("%s: read: %s\n", file, strerror(errno));
+		return false;
+	}
+	buf[n + 1] = '\0';
+	if (want)
+		snprintf(line, sizeof(line), "\n%s %s\n", dev, want);
+	else
+		snprintf(line, sizeof(line), "\n%s ", dev);
+	if (!strstr(buf, line) == !want)
+		return true;
+	ksft_print_msg("%s: expected %s%s%s, read:%s", file,
+		       want ? "the line \"" : "no line of ", dev,
+		       want ? "\"" : "", buf);
+	return false;
+}
+
+/* Open @file of @cgroup with @flags; -1 after saying why. */
+static int open_cg_file(const char *cgroup, const char *file, int flags)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", cgroup, file);
+	fd = open(path, flags);
+	if (fd < 0)
+		ksft_print_msg("open %s: %s\n", path, strerror(errno));
+	return fd;
+}
+
+/* Reset the peaks of the open file @fd (named @file); false if it failed. */
+static bool peak_write(int fd, const char *file)
+{
+	if (write(fd, "1\n", 2) == 2)
+		return true;
+	ksft_print_msg("%s: write: %s\n", file, strerror(errno));
+	return false;
+}
+
+/*
+ * Resets of rdma.peak and rdma.mr_mem.peak with pools on two devices,
+ * rdma_dev and rxe0: each file written shows both devices' peaks since its
+ * write, a file never written the peaks since creation. Then rxe0 goes
+ * away, its lines with it, and comes back: the files written before reset
+ * again, now with a new pool for rxe0.
+ */
+static int test_rdma_peak_two_devices(const char *root, struct rig *t)
+{
+	const struct wcreate pd3 = { .type = OBJ_PD, .count = 3, .done = 3 };
+	const struct wcreate pd1 = { .type = OBJ_PD, .count = 1, .done = 1 };
+	const struct wopen open1 = { .count = 1, .done = 1 };
+	const char *d2 = "rxe0", *zero = "hca_handle=0 hca_object=0";
+	int fp = -1, fn = -1, fm = -1, ret = KSFT_FAIL, added, i;
+	const char *mrp = "rdma.mr_mem.peak", *pk = "rdma.peak";
+	struct worker *w = t->w;
+	bool created, ok;
+	char text[256];
+	char *a;
+
+	added = rdma_dev_add_lo(d2, "rxe");
+	if (added < 0) {
+		ksft_print_msg("no %s on lo: %s\n", d2, strerror(-added));
+		return KSFT_SKIP;
+	}
+	created = added > 0;
+	a = cgs_add(&t->cgs, root, "rdma_test_peak2", false);
+	if (!a)
+		goto out;
+	snprintf(text, sizeof(text), "%s hca_handle=5\n%s hca_handle=6\n",
+		 rdma_dev, d2);
+	if (!write_expect(a, "rdma.max", text, 0))
+		goto out;
+	snprintf(text, sizeof(text), "%s 1M\n%s 2M\n", rdma_dev, d2);
+	if (have_mr_mem && !write_expect(a, "rdma.mr_mem.max", text, 0))
+		goto out;
+	if (worker_start(w, a) || !w_open(w, &open1) || !w_create(w, &pd3))
+		goto out;
+	for (i = 1; i <= 2; i++)
+		if (!w_destroy(w, i))
+			goto out;
+
+	fp = open_cg_file(a, pk, O_RDWR);
+	fn = open_cg_file(a, pk, O_RDONLY);
+	fm = have_mr_mem ? open_cg_file(a, mrp, O_RDWR) : -2;
+	if (fp < 0 || fn < 0 || fm == -1 || !peak_write(fp, pk))
+		goto out;
+	ok = expect_fd_line(fp, pk, rdma_dev, "hca_handle=1 hca_object=1") &&
+	     expect_fd_line(fp, pk, d2, zero) &&
+	     expect_fd_line(fn, pk, rdma_dev, "hca_handle=1 hca_object=3") &&
+	     expect_fd_line(fn, pk, d2, zero);
+	if (!ok)
+		goto out;
+	if (fm >= 0 && (!peak_write(fm, mrp) ||
+			!expect_fd_line(fm, mrp, rdma_dev, "0") ||
+			!expect_fd_line(fm, mrp, d2, "0")))
+		goto out;
+
+	/* rxe0 goes, and its lines with it; it comes back without a pool. */
+	if (rdma_dev_del(d2))
+		goto out;
+	if (!expect_fd_line(fp, pk, d2, NULL) || !expect_fd_line(fn, pk, d2, NULL))
+		goto out;
+	added = rdma_dev_add_lo(d2, "rxe");
+	if (added != 1) {
+		ksft_print_msg("%s again: %s\n", d2,
+			       added ? strerror(-added) : "it was still there");
+		goto out;
+	}
+	snprintf(text, sizeof(text), "%s hca_object=7\n", d2);
+	if (!write_expect(a, "rdma.max", text, 0) || !peak_write(fp, pk) ||
+	    !w_create(w, &pd1))
+		goto out;
+	ok = expect_fd_line(fp, pk, rdma_dev, "hca_handle=1 hca_object=2") &&
+	     expect_fd_line(fp, pk, d2, zero) &&
+	     expect_fd_line(fn, pk, rdma_dev, "hca_handle=1 hca_object=3") &&
+	     expect_fd_line(fn, pk, d2, zero);
+	if (!ok)
+		goto out;
+	if (fm >= 0 && (!peak_write(fm, mrp) ||
+			!expect_fd_line(fm, mrp, d2, "0")))
+		goto out;
+	if (w_close(w, -1))
+		ret = KSFT_PASS;
+out:
+	if (fp >= 0)
+		close(fp);
+	if (fn >= 0)
+		close(fn);
+	if (fm >= 0)
+		close(fm);
+	if (created && rdma_dev_index(d2) >= 0 && rdma_dev_del(d2))
+		ret = KSFT_FAIL;
+	if (!created && rdma_dev_add_lo(d2, "rxe") < 0)
+		ret = KSFT_FAIL;
 	return ret;
 }
 
@@ -3383,6 +3548,7 @@ static const struct rdma_test {
 	T(test_rdma_peak),
 	T(test_rdma_peak_refused_above),
 	T(test_rdma_peak_reset),
+	T(test_rdma_peak_two_devices),
 	T(test_rdma_events_levels),
 	T(test_rdma_events_local),
 	T(test_rdma_events_poll),
