@@ -7,9 +7,10 @@
  * kernel log must agree, and after the sequence everything is undone and
  * nothing may be left allocated.
  *
- *   rdmacg_model [-t SECONDS] [-n OPS] [-o DIR] [SEED...]
+ *   rdmacg_model [-t SECONDS] [-n OPS] [-N TOTAL] [-o DIR] [SEED...]
  *	runs seeds 1, 2, ... (or those given), OPS operations each, until
- *	SECONDS have passed; each seed runs in a child process, so that a
+ *	SECONDS have passed or TOTAL operations were carried out (every
+ *	5 minutes a line says how far); each seed runs in a child process, so that a
  *	sanitizer report ends only that seed. A failing seed's sequence is
  *	reduced (delta debugging) and written to DIR/fail-SEED.ops.
  *   rdmacg_model --replay FILE
@@ -230,19 +231,40 @@ static const char *const dev_names[] = {
 	"mlx5_0", "mlx5_1", "rxe0", "siw0", "d", "dd", "mlx5_10", "x_y",
 };
 
+static int used_id(const bool *used, int n);
+
 static const char *random_name(void)
 {
 	return dev_names[pick(ARRAY_LEN(dev_names))];
 }
 
-/* A name for a line of a write: a device's mostly, sometimes none's. */
+/* A slot whose device is in @state (any registered one for -1), or -1. */
+static int slot_in(const struct model_view *v, int state)
+{
+	bool ok[NSLOT];
+
+	for (int s = 0; s < NSLOT; s++)
+		ok[s] = state < 0 ? v->dev_state[s] != 0 : v->dev_state[s] == state;
+	return used_id(ok, NSLOT);
+}
+
+/* A slot to charge: a registered device's mostly. */
+static int charge_slot(const struct model_view *v)
+{
+	int s = slot_in(v, -1);
+
+	return s < 0 || chance(8) ? pick(NSLOT) : s;
+}
+
+/* A name for a line of a write: an accounted device's mostly. */
 static const char *write_name(const struct model_view *v)
 {
-	int s = pick(NSLOT);
+	int s = slot_in(v, 1);
 
-	if (chance(85) && v->dev_state[s])
+	if (s >= 0 && chance(92))
 		return v->dev_name[s];
-	return random_name();
+	s = pick(NSLOT);
+	return v->dev_state[s] && chance(50) ? v->dev_name[s] : random_name();
 }
 
 static void append(struct op *op, const char *fmt, ...)
@@ -440,7 +462,7 @@ static bool gen_kind(struct op *op, int kind, const struct model_view *v)
 		break;
 	case OP_CHARGE:
 		op->a = free_id(v->charge_used, NCHARGE);
-		op->b = pick(NSLOT);
+		op->b = charge_slot(v);
 		op->c = chance(2) ? RES_MR : pick(2);
 		break;
 	case OP_OBJ:
@@ -452,7 +474,7 @@ static bool gen_kind(struct op *op, int kind, const struct model_view *v)
 		break;
 	case OP_MR:
 		op->a = free_id(v->charge_used, NCHARGE);
-		op->b = pick(NSLOT);
+		op->b = charge_slot(v);
 		op->n = mr_bytes();
 		break;
 	case OP_UNCHARGE:
@@ -604,6 +626,11 @@ static int check_all(const struct op *op)
 		if (v.exists[c] && model_refs(c) != sut_refs(c))
 			return fail(op, "cgroup c%d: css references %ld, model %ld\n",
 				    c, sut_refs(c), model_refs(c));
+		for (int file = F_EVENTS; v.exists[c] && file <= F_EVENTS_LOCAL; file++)
+			if (model_notified(c, file) != sut_notified(c, file))
+				return fail(op, "cgroup c%d rdma.%s: %s modified event\n",
+					    c, file_names[file],
+					    model_notified(c, file) ? "no" : "a");
 		if (!c || !v.online[c])
 			continue;
 		for (int file = 0; file < NFILES; file++)
@@ -658,7 +685,7 @@ static int step(const struct op *op)
 		return fail(op, "kernel log:\n%s(nothing more)\n", kshim_logbuf);
 	sh->done[op->kind]++;
 	sh->outcome[op->kind][outcome_index(want.ret)]++;
-	return check_all(op) || check_fds(op);
+	return check_all(op) || check_fds(op) ? -1 : 0;
 }
 
 /*
@@ -839,6 +866,7 @@ static int replay(const char *path)
 	}
 	fclose(f);
 	verbose = true;
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* in order with stderr */
 	r = run(n, false);
 	printf("model: replay of %d operations: %s\n", n,
 	       r ? "FAILED" : "model and rdma.c agree, nothing leaked");
@@ -871,6 +899,8 @@ static void print_coverage(void)
 int main(int argc, char **argv)
 {
 	long seconds = 60, nops = 3000, total = 0, totals[NR_OPS] = { 0 };
+	long target = 0;		/* -N: stop at this many operations */
+	time_t progress;
 	long outcomes[NR_OPS][4] = { { 0 } };
 	const char *dir = "build/model";
 	unsigned long seed = 0, seeds = 0, failures = 0;
@@ -883,13 +913,14 @@ int main(int argc, char **argv)
 		return 2;
 	if (argc == 3 && !strcmp(argv[1], "--replay"))
 		return replay(argv[2]);
-	while ((opt = getopt(argc, argv, "t:n:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:n:o:N:")) != -1) {
 		switch (opt) {
+		case 'N': target = atol(optarg); break;
 		case 't': seconds = atol(optarg); break;
 		case 'n': nops = atol(optarg); break;
 		case 'o': dir = optarg; break;
 		default:
-			fprintf(stderr, "usage: %s [-t SECONDS] [-n OPS] [-o DIR] [SEED...]\n"
+			fprintf(stderr, "usage: %s [-t SECONDS] [-n OPS] [-N TOTAL] [-o DIR] [SEED...]\n"
 				"       %s --replay FILE\n", argv[0], argv[0]);
 			return 2;
 		}
@@ -897,10 +928,18 @@ int main(int argc, char **argv)
 	if (nops < 1 || nops > MAX_OPS)
 		nops = MAX_OPS;
 	next_arg = optind;
+	progress = start;
 	for (;;) {
+		if (time(NULL) - progress >= 300) {
+			progress = time(NULL);
+			printf("model: %ld ops, %lu seeds so far, %ld s\n", total,
+			       seeds, (long)(progress - start));
+			fflush(stdout);
+		}
 		if (next_arg < argc) {
 			seed = strtoul(argv[next_arg++], NULL, 10);
-		} else if (optind < argc || time(NULL) - start >= seconds) {
+		} else if (optind < argc || time(NULL) - start >= seconds ||
+			   (target && total >= target)) {
 			break;
 		} else {
 			seed++;

@@ -94,6 +94,7 @@ static struct mfd fds[NFD];
 static int task;
 static unsigned long orders;
 static char expect_log[256];	/* what the last operation must log */
+static bool notified[NCG][2];	/* rdma.events, .local changed by it */
 static bool expect_any_log;
 
 const char *const file_names[NFILES] = {
@@ -270,6 +271,7 @@ static void refused(int c, int limited, int s, int r)
 		unsigned long long *ev = cgs[p].pool[s].ev[r];
 
 		ev[EV_FAIL]++;
+		notified[p][0] = true;
 		if (p == c)
 			ev[EV_FAIL_LOCAL]++;
 		if (p == limited) {
@@ -278,6 +280,9 @@ static void refused(int c, int limited, int s, int r)
 		}
 		if (hit)
 			ev[EV_MAX]++;
+		/* "The file modified event reflects only these counts." */
+		if (p == c || p == limited)
+			notified[p][1] = true;
 	}
 }
 
@@ -670,6 +675,7 @@ static struct result apply(const struct op *op)
 struct result model_apply(const struct op *op)
 {
 	expect_log[0] = 0;
+	memset(notified, 0, sizeof(notified));
 	/* The message of a device left unaccounted is not documented. */
 	expect_any_log = op->kind == OP_REGNOID;
 	return apply(op);
@@ -781,6 +787,12 @@ bool model_online(int c)
 bool model_exists(int c)
 {
 	return id_ok(c, NCG) && cgs[c].exists;
+}
+
+bool model_notified(int c, int file)
+{
+	return file == F_EVENTS ? notified[c][0] :
+	       file == F_EVENTS_LOCAL ? notified[c][1] : false;
 }
 
 long model_refs(int c)

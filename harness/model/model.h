@@ -78,6 +78,8 @@ struct result model_apply(const struct op *op);
 size_t model_show(int cg, int file, int fd, char *buf, size_t size);
 bool model_online(int cg);
 long model_refs(int cg);
+/* Whether the last operation must have sent a file modified event. */
+bool model_notified(int cg, int file);
 bool model_exists(int cg);	/* allocated, not freed */
 /* Whether the kernel log since the last operation is what it must be. */
 bool model_log_ok(const char *log);
@@ -105,6 +107,7 @@ void sut_init(void);
 struct result sut_apply(const struct op *op);
 size_t sut_show(int cg, int file, int fd, char *buf, size_t size);
 long sut_refs(int cg);
+bool sut_notified(int cg, int file);
 void sut_teardown_check(void);
 
 #endif

@@ -64,8 +64,8 @@ mkdir -p "$OUT/include/linux"
 # Only this header of include/: the rest of include/linux would replace the
 # stand-ins.
 cp "$REPO/include/linux/cgroup_rdma.h" "$OUT/include/linux/"
-# -funsigned-char as the kernel (since 6.2); -O1 keeps ASan's reports exact.
-CFLAGS=(-std=gnu11 -g -O1 -funsigned-char -fno-strict-aliasing
+# -funsigned-char as the kernel (since 6.2).
+CFLAGS=(-std=gnu11 -g -O2 -funsigned-char -fno-strict-aliasing
 	-fno-omit-frame-pointer -fsanitize=address,undefined
 	-fno-sanitize-recover=all -DCONFIG_CGROUP_RDMA -DKSHIM_MODEL
 	-Wall -Werror -Wno-unused-function)

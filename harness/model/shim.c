@@ -242,6 +242,12 @@ void css_put(struct cgroup_subsys_state *css)
 		kshim_warn(__FILE__, __LINE__);
 }
 
+/* A file modified event: the fuzzer reads and clears the count. */
+void cgroup_file_notify(struct cgroup_file *f)
+{
+	f->notified++;
+}
+
 struct cgroup_subsys_state *of_css(struct kernfs_open_file *of)
 {
 	return of->css;

@@ -349,6 +349,25 @@ struct result sut_apply(const struct op *op)
 	return res;
 }
 
+/*
+ * Whether cgroup core was told that @file of cgroup @c changed since the
+ * last call: through the cgroup_file at the cftype's file_offset, which
+ * cgroup core finds from the css as cgroup_add_file() does.
+ */
+bool sut_notified(int c, int file)
+{
+	struct cftype *cft = cft_of(file);
+	struct cgroup_file *cfile;
+	bool notified;
+
+	if (!cft->file_offset)
+		return false;
+	cfile = (void *)((char *)cgs[c].css + cft->file_offset);
+	notified = cfile->notified;
+	cfile->notified = 0;
+	return notified;
+}
+
 long sut_refs(int c)
 {
 	return cgs[c].css->refcnt;

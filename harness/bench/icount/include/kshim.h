@@ -270,7 +270,7 @@ static inline int cgroup_path(struct cgroup *cgrp, char *buf, size_t len)
 {
 	return snprintf(buf, len, "%s", cgrp && cgrp->path ? cgrp->path : "(null)");
 }
-struct cgroup_file { int dummy; };
+struct cgroup_file { int notified; };	/* by the model's stand-in */
 struct seq_file;
 struct kernfs_open_file;
 struct cftype {
@@ -297,7 +297,11 @@ extern struct task_struct *kshim_current;
 struct cgroup_subsys_state *task_get_css(struct task_struct *t, int id);
 void css_put(struct cgroup_subsys_state *css);
 #define task_css(t, id)	((t)->css)
+#ifdef KSHIM_MODEL
+void cgroup_file_notify(struct cgroup_file *f);
+#else
 static inline void cgroup_file_notify(struct cgroup_file *f) { }
+#endif
 struct cgroup_subsys_state *of_css(struct kernfs_open_file *of);
 struct cgroup_subsys_state *seq_css(struct seq_file *sf);
 struct cftype *seq_cft(struct seq_file *sf);
