@@ -1244,8 +1244,9 @@ EXPORT_SYMBOL(rdmacg_uncharge_mr_mem);
  * the restarted peak until usage passes it again. One charge in flight
  * during the reset, between its cmpxchg and its raise of the peak, may
  * still raise the restarted peak to the usage it reached before the reset,
- * as a charge does with memory.peak: telling it apart would cost every
- * charge that raises a peak a reset count to load and compare.
+ * as a charge may with memory.peak. Leaving that usage out would make the
+ * peaks of every other reader miss a usage that really occurred: a peak
+ * errs high, by what charges in flight held, never low.
  */
 
 /**

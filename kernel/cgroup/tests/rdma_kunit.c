@@ -2142,9 +2142,9 @@ static void rdmacg_test_race_deep_peak(struct kunit *test)
  * units are freed and a file resets its peaks, restarting them from 1.
  * The late raise then writes the 6 the charge reached before the reset:
  * the documented bound of a reset's view (as memory.peak's), the highest
- * usage a charge in flight at the reset had reached, and never more. A
- * reset with nothing in flight is exact again, and the reader that never
- * reset sees the 6 that really occurred.
+ * usage a charge in flight at the reset had reached, and never more. Not
+ * raising it would make the reader that never reset miss the 6 that
+ * really occurred. A reset with nothing in flight is exact again.
  */
 static void rdmacg_test_race_reset_peak(struct kunit *test)
 {
