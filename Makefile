@@ -13,7 +13,11 @@
 #                      in-tree files
 #   make kernel  build both kernels only
 #   make mutations  remove each mechanism a race test guards, one at a time,
-#                   and show which KUnit case catches it (about 10 min)
+#                   and show which KUnit case catches it (about 10 min); then
+#                   the mutations the model fuzzer must catch (make
+#                   mutations-model alone: user space, about 5 min)
+#   make model   the model fuzzer: rdma.c against a reference model in user
+#                space, SECONDS=N (default 600)
 #   make kcsan   the concurrent tests under KCSAN, the data race detector
 #   make bench   charge/uncharge cost, ours against upstream 6.12 (long)
 #   make bench-smoke  one short bench case on both kernels
@@ -21,7 +25,7 @@
 
 H := harness
 
-.PHONY: check demo shell patch series-check fixes-check series-git series-save kernel deps tree clean bench bench-smoke mutations kcsan
+.PHONY: check demo shell patch series-check fixes-check series-git series-save kernel deps tree clean bench bench-smoke mutations mutations-model model kcsan
 
 check:
 	@bash $(H)/check.sh
@@ -58,7 +62,14 @@ tree: deps
 	@bash $(H)/tree.sh
 
 mutations: deps
-	@python3 $(H)/mutate.py
+	@rc=0; python3 $(H)/mutate.py || rc=1; python3 $(H)/mutate.py --model || rc=1; exit $$rc
+
+mutations-model:
+	@python3 $(H)/mutate.py --model
+
+SECONDS ?= 600
+model:
+	@bash $(H)/model/run.sh $(SECONDS)
 
 kcsan: deps
 	@bash $(H)/kcsan.sh

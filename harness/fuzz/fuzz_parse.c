@@ -22,25 +22,6 @@
 #include "rdma_parse.h"
 #include "model.h"
 
-/* Print buf[0, len) as a C string literal body. */
-static void put_escaped(FILE *f, const uint8_t *buf, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		uint8_t c = buf[i];
-
-		if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c == '\\' || c == '"')
-			fprintf(f, "\\%c", c);
-		else if (c >= 0x20 && c < 0x7f)
-			fputc(c, f);
-		else
-			fprintf(f, "\\x%02x", c);
-	}
-}
-
 /* One line: "-EINVAL", or "ok dev=\"...\" mask=M [hca_handle=V] [hca_object=V]". */
 static void put_result(FILE *f, const uint8_t *buf, const struct model_result *r)
 {
@@ -55,7 +36,7 @@ static void put_result(FILE *f, const uint8_t *buf, const struct model_result *r
 		return;
 	}
 	fputs("ok dev=\"", f);
-	put_escaped(f, buf + r->dev_off, r->dev_len);
+	model_put_escaped(f, buf + r->dev_off, r->dev_len);
 	fprintf(f, "\" mask=%u", r->mask);
 	for (int k = 0; k < MODEL_NKEYS; k++)
 		if (r->mask & (1u << k))
@@ -68,7 +49,7 @@ static void disagree(const uint8_t *buf, size_t len, const char *why,
 {
 	fprintf(stderr, "\nFUZZ: rdma.max parser disagrees with the model: %s\n", why);
 	fprintf(stderr, "FUZZ: input (%zu bytes): \"", len);
-	put_escaped(stderr, buf, len);
+	model_put_escaped(stderr, buf, len);
 	fputs("\"\nFUZZ: parser: ", stderr);
 	if (parser)
 		put_result(stderr, buf, parser);
@@ -96,7 +77,7 @@ static void check_bytes(const uint8_t *buf, size_t len)
 		return;
 	fprintf(stderr, "\nFUZZ: rdma.mr_mem.max parser disagrees with the model\n");
 	fprintf(stderr, "FUZZ: input (%zu bytes): \"", len);
-	put_escaped(stderr, buf, len);
+	model_put_escaped(stderr, buf, len);
 	fprintf(stderr, "\"\nFUZZ: parser: %d", ret);
 	if (!ret)
 		fprintf(stderr, " dev_off=%td dev_len=%zu value=%llu",

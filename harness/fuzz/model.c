@@ -24,6 +24,7 @@
  * (times 2^10, 2^20, 2^30, 2^40), worth at most 2^64 - 1; else -EINVAL.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -210,4 +211,23 @@ void model_parse_bytes(const unsigned char *buf, size_t len,
 		r->dev_len = tok[0].len;
 	}
 	free(tok);
+}
+
+/* Print buf[0, len) as a C string literal body. */
+void model_put_escaped(FILE *f, const unsigned char *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = buf[i];
+
+		if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c == '\\' || c == '"')
+			fprintf(f, "\\%c", c);
+		else if (c >= 0x20 && c < 0x7f)
+			fputc(c, f);
+		else
+			fprintf(f, "\\x%02x", c);
+	}
 }

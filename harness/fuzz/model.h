@@ -7,6 +7,7 @@
 #define RDMACG_FUZZ_MODEL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #define MODEL_NKEYS	2	/* hca_handle, hca_object, in that order */
 
@@ -31,5 +32,8 @@ struct model_bytes {
 
 void model_parse_bytes(const unsigned char *buf, size_t len,
 		       struct model_bytes *r);
+
+/* Print buf[0, len) as the body of a C string literal (shared with harness/model/). */
+void model_put_escaped(FILE *f, const unsigned char *buf, size_t len);
 
 #endif /* RDMACG_FUZZ_MODEL_H */

@@ -31,22 +31,12 @@ PARSER=$REPO/kernel/cgroup/rdma_parse.c
 CLANG=clang-14
 PKGS=(clang-14 libfuzzer-14-dev llvm-14)
 
+. "$REPO/harness/lib.sh"
 say() { printf 'fuzz: %s\n' "$*"; }
 die() { printf 'fuzz: error: %s\n' "$*" >&2; exit 1; }
 
 # --- 1. packages -----------------------------------------------------------
-missing=()
-for p in "${PKGS[@]}"; do
-	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
-		grep -q '^install ok installed$' || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	[ "$(id -u)" -eq 0 ] || die "not root; run: apt-get install ${missing[*]}"
-	say "installing ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q >/dev/null
-	apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
-fi
+need_packages "${PKGS[@]}"
 command -v $CLANG >/dev/null || die "$CLANG not found after install"
 
 mkdir -p "$OUT"

@@ -104,15 +104,6 @@ const char *const file_names[NFILES] = {
 	[F_EVENTS_LOCAL] = "events.local",
 };
 
-const char *const op_names[NR_OPS] = {
-	[OP_REG] = "reg", [OP_REGNOID] = "regnoid", [OP_UNREG] = "unreg",
-	[OP_RENAME] = "rename", [OP_MKDIR] = "mkdir", [OP_RMDIR] = "rmdir",
-	[OP_FREE] = "free", [OP_MOVE] = "move", [OP_CHARGE] = "charge",
-	[OP_OBJ] = "obj", [OP_MR] = "mr", [OP_UNCHARGE] = "uncharge",
-	[OP_WRITE] = "write", [OP_OPEN] = "open", [OP_RESET] = "reset",
-	[OP_CLOSE] = "close", [OP_GP] = "gp",
-};
-
 static const char *const res_names[NRES] = {
 	"hca_handle", "hca_object", "mr_mem"
 };
@@ -683,25 +674,29 @@ struct result model_apply(const struct op *op)
 
 /* --- the files ------------------------------------------------------------------ */
 
-struct out {
-	char *buf;
-	size_t size, len;
-};
-
-static void add(struct out *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void add(struct out *o, const char *fmt, ...)
+/*
+ * Append to the text of @size bytes at @buf, @len long so far, as
+ * snprintf() would; return the new length, which stays below @size.
+ */
+size_t textf(char *buf, size_t size, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(o->buf + o->len, o->size - o->len, fmt, ap);
+	n = vsnprintf(buf + len, size - len, fmt, ap);
 	va_end(ap);
-	if (n > 0 && (size_t)n < o->size - o->len)
-		o->len += n;
+	if (n < 0)
+		return len;
+	return len + n < size ? len + n : size - 1;
 }
+
+struct out {
+	char *buf;
+	size_t size, len;
+};
+
+#define add(o, ...) ((o)->len = textf((o)->buf, (o)->size, (o)->len, __VA_ARGS__))
 
 static unsigned long long shown(int c, int s, int r, int file, int fd)
 {

@@ -23,7 +23,7 @@
 #define NFD		12	/* open file ids */
 #define NRES		3	/* hca_handle, hca_object, mr_mem */
 #define NAME_LEN	16
-#define TEXT_LEN	200
+#define TEXT_LEN	320
 
 #define RES_HANDLE	0
 #define RES_OBJECT	1
@@ -56,7 +56,6 @@ enum op_kind {
 	OP_GP,		/* an RCU grace period ends */
 	NR_OPS
 };
-extern const char *const op_names[NR_OPS];
 
 struct op {
 	int kind, a, b, c;
@@ -72,6 +71,8 @@ struct result {
 };
 
 /* model.c */
+size_t textf(char *buf, size_t size, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 void model_reset(void);
 bool model_valid(const struct op *op);
 struct result model_apply(const struct op *op);

@@ -32,6 +32,7 @@ RDMA_C=${MODEL_RDMA_C:-$REPO/kernel/cgroup/rdma.c}
 CLANG=clang-14
 PKGS=(clang-14 llvm-14)
 
+. "$REPO/harness/lib.sh"
 say() { printf 'model: %s\n' "$*"; }
 die() { printf 'model: error: %s\n' "$*" >&2; exit 2; }
 
@@ -43,19 +44,8 @@ case "${1:-}" in
 *) DURATION=$1 ;;
 esac
 
-# --- packages (as harness/fuzz/run.sh) -----------------------------------------
-missing=()
-for p in "${PKGS[@]}"; do
-	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
-		grep -q '^install ok installed$' || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	[ "$(id -u)" -eq 0 ] || die "not root; run: apt-get install ${missing[*]}"
-	say "installing ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q >/dev/null
-	apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
-fi
+# --- packages ------------------------------------------------------------------
+need_packages "${PKGS[@]}"
 command -v $CLANG >/dev/null || die "$CLANG not found after install"
 
 # --- build ---------------------------------------------------------------------
