@@ -584,15 +584,16 @@ static int fail(const struct op *op, const char *fmt, ...)
 
 static int compare_file(const struct op *op, int c, int file, int fd)
 {
-	char want[SHOW_LEN], got[SHOW_LEN];
+	char want[SHOW_LEN], got[SHOW_LEN], via[32] = "";
 
 	model_show(c, file, fd, want, sizeof(want));
 	sut_show(c, file, fd, got, sizeof(got));
 	if (!strcmp(want, got))
 		return 0;
-	return fail(op, "cgroup c%d rdma.%s%s%.0d:\n--- model\n%s--- rdma.c\n%s",
-		    c, file_names[file], fd >= 0 ? " through open file " : "",
-		    fd, want, got);
+	if (fd >= 0)
+		snprintf(via, sizeof(via), " through open file %d", fd);
+	return fail(op, "cgroup c%d rdma.%s%s:\n--- model\n%s--- rdma.c\n%s",
+		    c, file_names[file], via, want, got);
 }
 
 /* Everything that can be read must be what the model says. */
