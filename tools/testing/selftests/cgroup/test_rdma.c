@@ -1891,7 +1891,8 @@ static bool file_present(const char *cgroup, const char *file, bool want)
 
 /*
  * rdma.mr_mem.max, .current and .peak: below the root only; a limit in
- * bytes with the suffixes K, M, G and T (powers of 1024) or "max"; every
+ * bytes with the suffixes K, M, G and T (powers of 1024) or "max", read
+ * back rounded down to a whole page, the limit that is enforced; every
  * malformed write fails with EINVAL and changes nothing; mr_mem is not a
  * key of rdma.max, whose lines keep, like those of rdma.current and
  * rdma.peak, the three fields that container runtimes parse.
@@ -1900,7 +1901,7 @@ static int test_rdma_mr_mem_files(const char *root, struct rig *t)
 {
 	static const struct {
 		const char *fmt;	/* %s: the device name */
-		uint64_t val;
+		uint64_t val;		/* before the rounding to a page */
 	} good[] = {
 		{ "%s 0", 0 },
 		{ "%s 1K", 1024 },
@@ -1955,6 +1956,7 @@ static int test_rdma_mr_mem_files(const char *root, struct rig *t)
 		"rdma.max", "rdma.current", "rdma.peak",
 	};
 	char *cg, *other, buf[128];
+	uint64_t val;
 	int i, err;
 	bool ok;
 
@@ -1999,7 +2001,10 @@ static int test_rdma_mr_mem_files(const char *root, struct rig *t)
 			ksft_print_msg("writing \"%s\": %s\n", buf, strerror(-err));
 			return KSFT_FAIL;
 		}
-		if (!expect_mr_mem(cg, "rdma.mr_mem.max", good[i].val))
+		val = good[i].val;
+		if (val != MR_MAX)
+			val &= ~(uint64_t)(PAGE_SIZE - 1);
+		if (!expect_mr_mem(cg, "rdma.mr_mem.max", val))
 			return KSFT_FAIL;
 		ok = expect_res(cg, "rdma.max",
 				&(struct hca){ .handle = 3, .object = 7 });
