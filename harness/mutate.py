@@ -22,8 +22,16 @@ and its reduced sequence is printed. A run without mutation must pass
 first. Those of MODEL_MUTATIONS and MODEL_ALSO must be caught; the others
 need two threads, which the fuzzer does not have, and are only reported.
 
+With --guest, the mutations of GUEST_MUTATIONS, which only a guest test
+can catch (a cgroup freed too early shows in cgroup.stat, not in KUnit):
+each is applied to build/src, the release kernel is built and booted with
+its initramfs, KUnit off and only the named guest test running, and one
+of the expected TAP results must fail. A run without mutation must pass
+first.
+
 Usage: harness/mutate.py [NAME...]           (default: all mutations)
        harness/mutate.py --model [NAME...]   (about 1 minute each)
+       harness/mutate.py --guest [NAME...]   (about 3 minutes each)
 """
 
 import os
@@ -90,6 +98,23 @@ MUTATIONS = [
      "returning the pinned pages as stored at the pin: the release "
      "recounts them from an iova the driver moved",
      ["umem_test_iova_moved"]),
+]
+
+# name, [(file, text, replacement), ...], what the mutation removes, the
+# guest test to run (honly= of harness/guest/init), the TAP results of which
+# one at least must fail (--guest).
+GUEST_MUTATIONS = [
+    ("obj-ref",
+     [(RDMA_C,
+       "\t\tif (!ret && *rdmacg == ctx_cg)\n\t\t\tcss_put(&ctx_cg->css);",
+       "\t\tif (!ret)\n\t\t\tcss_put(&(*rdmacg)->css);"),
+      (RDMA_C,
+       "\trdmacg_uncharge_amount(cg, dev, RDMACG_RESOURCE_HCA_OBJECT, 1);\n"
+       "\tif (cg != ctx_cg)\n\t\tcss_put(&cg->css);",
+       "\trdmacg_uncharge_amount(cg, dev, RDMACG_RESOURCE_HCA_OBJECT, 1);")],
+     "the css reference of an object charged in the cgroup its creator moved "
+     "to, away from its context's: that cgroup is freed under the object",
+     "test_rdma", ["test_rdma_object_moved"]),
 ]
 
 # name, text of rdma.c, replacement, what the mutation removes: caught by
@@ -221,10 +246,109 @@ def model_main(want):
     return bad
 
 
+def guest_boot(tag, honly):
+    """The TAP results of guest test @honly: (passed, {failed names})."""
+    results = os.path.join(LOGS, "results-release.log")
+    log = os.path.join(LOGS, "mutate-%s-boot.log" % tag)
+    env = dict(os.environ, BOOT_TIMEOUT="900",
+               BOOT_APPEND="kunit.enable=0 honly=%s" % honly)
+    t0 = time.time()
+    with open(log, "w") as f:
+        subprocess.call(["bash", os.path.join(HARNESS, "boot.sh"), "release",
+                         "check"], stdout=f, stderr=subprocess.STDOUT, env=env)
+    passed, failed = 0, set()
+    if os.path.exists(results):
+        with open(results, errors="replace") as f:
+            for line in f:
+                m = re.match(r"(not ok|ok) \d+ (\S+)", line)
+                if m and m.group(1) == "ok":
+                    passed += 1
+                elif m:
+                    failed.add(m.group(2))
+    say("%s: booted in %d s: %d results passed, %d failed%s" % (
+        tag, time.time() - t0, passed, len(failed),
+        (": " + ", ".join(sorted(failed))) if failed else ""))
+    return passed, failed
+
+
+def guest_main(want):
+    todo = [m for m in GUEST_MUTATIONS if not want or m[0] in want]
+    if want and len(todo) != len(want):
+        say("unknown mutation in %s; known: %s" % (
+            want, [m[0] for m in GUEST_MUTATIONS]))
+        return 2
+    os.makedirs(LOGS, exist_ok=True)
+    if subprocess.call(["bash", os.path.join(HARNESS, "tree.sh")],
+                       stdout=subprocess.DEVNULL):
+        return 1
+    honly = todo[0][3]
+    bad, lines, originals = 0, [], {}
+
+    def write(path, text):
+        os.unlink(path)  # build/src is hardlinked to the pristine tree
+        with open(path, "w") as f:
+            f.write(text)
+
+    try:
+        if not build("none") or subprocess.call(
+                ["bash", os.path.join(HARNESS, "initramfs.sh"), "release"],
+                stdout=subprocess.DEVNULL):
+            return 1
+        passed, failed = guest_boot("none", honly)
+        if failed or not passed:
+            say("without mutation: %d passed, failed %s: fix that first" %
+                (passed, sorted(failed)))
+            return 1
+        for name, edits, what, honly, expect in todo:
+            texts = {}
+            for rel, old, new in edits:
+                path = os.path.join(SRC, rel)
+                originals.setdefault(path, open(path).read())
+                text = texts.get(path, originals[path])
+                if text.count(old) != 1:
+                    break
+                texts[path] = text.replace(old, new)
+            else:
+                for path, text in texts.items():
+                    write(path, text)
+                try:
+                    ok = build(name)
+                    passed, failed = guest_boot(name, honly) if ok else (0, set())
+                finally:
+                    for path in texts:
+                        write(path, originals[path])
+                hit = sorted(set(expect) & failed)
+                if not ok:
+                    lines.append("%-13s NOT RUN: the mutated kernel does not build" % name)
+                    bad = 1
+                elif hit:
+                    lines.append("%-13s caught by %s (removes %s)" % (
+                        name, ", ".join(sorted(failed)), what))
+                else:
+                    lines.append("%-13s NOT CAUGHT: failed %s, expected one of %s (removes %s)" % (
+                        name, sorted(failed) or "nothing", expect, what))
+                    bad = 1
+                continue
+            lines.append("%-13s STALE: a text of it is not once in %s" % (name, rel))
+            bad = 1
+    finally:
+        for path, text in originals.items():
+            if open(path).read() != text:
+                write(path, text)
+        build("restored")
+    say("")
+    for line in lines:
+        say(line)
+    say("%d guest mutations, %s" % (len(todo), "every one caught" if not bad else "FAILED"))
+    return bad
+
+
 def main():
     want = sys.argv[1:]
     if want[:1] == ["--model"]:
         return model_main(want[1:])
+    if want[:1] == ["--guest"]:
+        return guest_main(want[1:])
     todo = [m for m in MUTATIONS if not want or m[0] in want]
     if want and len(todo) != len(want):
         say("unknown mutation in %s; known: %s" % (want, [m[0] for m in MUTATIONS]))
