@@ -17,6 +17,8 @@
 #                   those only a guest test catches (--guest, about 5 min)
 #                   and those the model fuzzer must catch (make
 #                   mutations-model alone: user space, about 5 min)
+#   make reset-cost  what one write to rdma.peak costs under the registry
+#                mutex, by devices and files written (FILES="1 10 ...")
 #   make model   the model fuzzer: rdma.c against a reference model in user
 #                space, SECONDS=N (default 600)
 #   make kcsan   the concurrent tests under KCSAN, the data race detector
@@ -26,7 +28,7 @@
 
 H := harness
 
-.PHONY: check demo shell patch series-check fixes-check series-git series-save kernel deps tree clean bench bench-smoke mutations mutations-model model kcsan
+.PHONY: check demo shell patch series-check fixes-check series-git series-save kernel deps tree clean bench bench-smoke mutations mutations-model model reset-cost kcsan
 
 check:
 	@bash $(H)/check.sh
@@ -72,6 +74,9 @@ mutations-model:
 SECONDS ?= 600
 model:
 	@bash $(H)/model/run.sh $(SECONDS)
+
+reset-cost:
+	@bash $(H)/model/resetcost.sh $(FILES)
 
 kcsan: deps
 	@bash $(H)/kcsan.sh

@@ -47,6 +47,7 @@ check lint-originality "2s" bash "$HARNESS/lint.sh" originality
 check lint-docs "3s" bash "$HARNESS/lint.sh" docs
 check fuzz-parser "40s" bash "$HARNESS/fuzz/run.sh" 30
 check model-fuzz "70s" bash "$HARNESS/model/run.sh" 60
+check reset-cost "2s" bash "$HARNESS/model/resetcost.sh" 1 10 100
 # Only compiles the instruction-count programs (make bench runs them), so
 # that a change of rdma.c that the stand-in headers do not cover fails here.
 check icount-build "5s" bash "$HARNESS/bench/icount/build.sh" "$BUILD/icount-build" "$PRISTINE"
