@@ -142,9 +142,9 @@ def say(msg):
     print("mutations: " + msg, flush=True)
 
 
-def run(cmd, log):
+def run(cmd, log, env=None):
     with open(log, "w") as f:
-        return subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
+        return subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT, env=env)
 
 
 def build(tag):
@@ -191,7 +191,7 @@ def model_run(tag, rdma_c):
     log = os.path.join(out, "run.log")
     t0 = time.time()
     rc = run(["bash", os.path.join(HARNESS, "model", "run.sh"),
-              str(MODEL_SECONDS)], log)
+              str(MODEL_SECONDS)], log, env)
     with open(log, errors="replace") as f:
         text = f.read()
     say("%s: model fuzzer exit %d in %d s (%s)" % (tag, rc, time.time() - t0, log))
@@ -246,6 +246,40 @@ def model_main(want):
     return bad
 
 
+def verdict(name, built, failed, expect, what):
+    """The line of a mutation, and whether it went uncaught."""
+    if not built:
+        return "%-13s NOT RUN: the mutated kernel does not build" % name, 1
+    if set(expect) & failed:
+        return "%-13s caught by %s (removes %s)" % (
+            name, ", ".join(sorted(failed)), what), 0
+    return "%-13s NOT CAUGHT: failed %s, expected one of %s (removes %s)" % (
+        name, sorted(failed) or "nothing", expect, what), 1
+
+
+def write_src(path, text):
+    """Replace a file of build/src, which is hardlinked to the pristine tree."""
+    os.unlink(path)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def restore(originals):
+    """Put back the files of build/src a mutation changed, and rebuild."""
+    for path, text in originals.items():
+        if open(path).read() != text:
+            write_src(path, text)
+    build("restored")
+
+
+def report(lines, what, bad):
+    say("")
+    for line in lines:
+        say(line)
+    say("%s, %s" % (what, "every one caught" if not bad else "FAILED"))
+    return bad
+
+
 def guest_boot(tag, honly):
     """The TAP results of guest test @honly: (passed, {failed names})."""
     results = os.path.join(LOGS, "results-release.log")
@@ -283,12 +317,7 @@ def guest_main(want):
         return 1
     honly = todo[0][3]
     bad, lines, originals = 0, [], {}
-
-    def write(path, text):
-        os.unlink(path)  # build/src is hardlinked to the pristine tree
-        with open(path, "w") as f:
-            f.write(text)
-
+    write = write_src
     try:
         if not build("none") or subprocess.call(
                 ["bash", os.path.join(HARNESS, "initramfs.sh"), "release"],
@@ -317,30 +346,15 @@ def guest_main(want):
                 finally:
                     for path in texts:
                         write(path, originals[path])
-                hit = sorted(set(expect) & failed)
-                if not ok:
-                    lines.append("%-13s NOT RUN: the mutated kernel does not build" % name)
-                    bad = 1
-                elif hit:
-                    lines.append("%-13s caught by %s (removes %s)" % (
-                        name, ", ".join(sorted(failed)), what))
-                else:
-                    lines.append("%-13s NOT CAUGHT: failed %s, expected one of %s (removes %s)" % (
-                        name, sorted(failed) or "nothing", expect, what))
-                    bad = 1
+                line, missed = verdict(name, ok, failed, expect, what)
+                lines.append(line)
+                bad |= missed
                 continue
             lines.append("%-13s STALE: a text of it is not once in %s" % (name, rel))
             bad = 1
     finally:
-        for path, text in originals.items():
-            if open(path).read() != text:
-                write(path, text)
-        build("restored")
-    say("")
-    for line in lines:
-        say(line)
-    say("%d guest mutations, %s" % (len(todo), "every one caught" if not bad else "FAILED"))
-    return bad
+        restore(originals)
+    return report(lines, "%d guest mutations" % len(todo), bad)
 
 
 def main():
@@ -362,11 +376,7 @@ def main():
         path = os.path.join(SRC, m[1])
         originals.setdefault(path, open(path).read())
 
-    def write(path, text):
-        os.unlink(path)  # build/src is hardlinked to the pristine tree
-        with open(path, "w") as f:
-            f.write(text)
-
+    write = write_src
     bad = 0
     lines = []
     try:
@@ -391,27 +401,12 @@ def main():
                 passed, failed = boot(name) if ok else (0, set())
             finally:
                 write(path, text)
-            hit = sorted(set(expect) & failed)
-            if not ok:
-                lines.append("%-13s NOT RUN: the mutated kernel does not build" % name)
-                bad = 1
-            elif hit:
-                lines.append("%-13s caught by %s (removes %s)" % (
-                    name, ", ".join(sorted(failed)), what))
-            else:
-                lines.append("%-13s NOT CAUGHT: failed %s, expected one of %s (removes %s)" % (
-                    name, sorted(failed) or "nothing", expect, what))
-                bad = 1
+            line, missed = verdict(name, ok, failed, expect, what)
+            lines.append(line)
+            bad |= missed
     finally:
-        for path, text in originals.items():
-            if open(path).read() != text:
-                write(path, text)
-        build("restored")
-    say("")
-    for line in lines:
-        say(line)
-    say("%d mutations, %s" % (len(todo), "every one caught" if not bad else "FAILED"))
-    return bad
+        restore(originals)
+    return report(lines, "%d mutations" % len(todo), bad)
 
 
 if __name__ == "__main__":

@@ -1270,6 +1270,32 @@ static long fd_object(int fd)
 	return obj ? atol(obj + strlen("hca_object=")) : -ENOENT;
 }
 
+/*
+ * Start @w in @cgroup, open a context, create three PDs and destroy two:
+ * usage 1 and 1, peak 1 and 3.
+ */
+static bool worker_peak3(struct worker *w, const char *cgroup)
+{
+	const struct wcreate pd3 = { .type = OBJ_PD, .count = 3, .done = 3 };
+	const struct wopen open1 = { .count = 1, .done = 1 };
+	int i;
+
+	if (worker_start(w, cgroup) || !w_open(w, &open1) || !w_create(w, &pd3))
+		return false;
+	for (i = 1; i <= 2; i++)
+		if (!w_destroy(w, i))
+			return false;
+	return true;
+}
+
+/* Close those of the @n file descriptors @fd that are open. */
+static void close_fds(const int *fd, int n)
+{
+	while (n-- > 0)
+		if (fd[n] >= 0)
+			close(fd[n]);
+}
+
 /* The hca_object peak that fds @a, @b, @n and a new open of @cg show. */
 static bool expect_peaks(const char *cg, int a, int b, int n, long pa,
 			 long pb, long pn)
@@ -1306,7 +1332,6 @@ static int test_rdma_peak_reset(const char *root, struct rig *t)
 	const struct wcreate pd3 = { .type = OBJ_PD, .count = 3, .done = 3 };
 	const struct wcreate pd1 = { .type = OBJ_PD, .count = 1, .done = 1 };
 	const struct hca parent_peak = { .handle = 1, .object = 4 };
-	const struct wopen open1 = { .count = 1, .done = 1 };
 	int fa = -1, fb = -1, fn = -1, ret = KSFT_FAIL, i;
 	struct worker *w = t->w;
 	char path[PATH_MAX];
@@ -1325,11 +1350,8 @@ static int test_rdma_peak_reset(const char *root, struct rig *t)
 		goto out;
 	}
 
-	if (worker_start(w, a) || !w_open(w, &open1) || !w_create(w, &pd3))
+	if (!worker_peak3(w, a))
 		goto out;
-	for (i = 1; i <= 2; i++)
-		if (!w_destroy(w, i))
-			goto out;
 	if (!expect_peaks(a, fa, fb, fn, 3, 3, 3))
 		goto out;
 
@@ -1363,12 +1385,7 @@ static int test_rdma_peak_reset(const char *root, struct rig *t)
 	if (w_close(w, -1))
 		ret = KSFT_PASS;
 out:
-	if (fa >= 0)
-		close(fa);
-	if (fb >= 0)
-		close(fb);
-	if (fn >= 0)
-		close(fn);
+	close_fds((int []){ fa, fb, fn }, 3);
 	return ret;
 }
 
@@ -1424,6 +1441,21 @@ static bool peak_write(int fd, const char *file)
 }
 
 /*
+ * What test_rdma_peak_two_devices expects of rdma.peak: through @fp, written
+ * to, @mine on rdma_dev and nothing on @d2; through @fn, never written, the
+ * peaks since creation, 3 objects on rdma_dev and nothing on @d2.
+ */
+static bool expect_two_peaks(int fp, int fn, const char *d2, const char *mine)
+{
+	const char *pk = "rdma.peak", *zero = "hca_handle=0 hca_object=0";
+
+	return expect_fd_line(fp, pk, rdma_dev, mine) &&
+	       expect_fd_line(fp, pk, d2, zero) &&
+	       expect_fd_line(fn, pk, rdma_dev, "hca_handle=1 hca_object=3") &&
+	       expect_fd_line(fn, pk, d2, zero);
+}
+
+/*
  * Resets of rdma.peak and rdma.mr_mem.peak with pools on two devices,
  * rdma_dev and rxe0: each file written shows both devices' peaks since its
  * write, a file never written the peaks since creation. Then rxe0 goes
@@ -1432,14 +1464,11 @@ static bool peak_write(int fd, const char *file)
  */
 static int test_rdma_peak_two_devices(const char *root, struct rig *t)
 {
-	const struct wcreate pd3 = { .type = OBJ_PD, .count = 3, .done = 3 };
 	const struct wcreate pd1 = { .type = OBJ_PD, .count = 1, .done = 1 };
-	const struct wopen open1 = { .count = 1, .done = 1 };
-	const char *d2 = "rxe0", *zero = "hca_handle=0 hca_object=0";
-	int fp = -1, fn = -1, fm = -1, ret = KSFT_FAIL, added, i;
-	const char *mrp = "rdma.mr_mem.peak", *pk = "rdma.peak";
+	const char *mrp = "rdma.mr_mem.peak", *pk = "rdma.peak", *d2 = "rxe0";
+	int fp = -1, fn = -1, fm = -1, ret = KSFT_FAIL, added;
 	struct worker *w = t->w;
-	bool created, ok;
+	bool created;
 	char text[256];
 	char *a;
 
@@ -1459,22 +1488,15 @@ static int test_rdma_peak_two_devices(const char *root, struct rig *t)
 	snprintf(text, sizeof(text), "%s 1M\n%s 2M\n", rdma_dev, d2);
 	if (have_mr_mem && !write_expect(a, "rdma.mr_mem.max", text, 0))
 		goto out;
-	if (worker_start(w, a) || !w_open(w, &open1) || !w_create(w, &pd3))
+	if (!worker_peak3(w, a))
 		goto out;
-	for (i = 1; i <= 2; i++)
-		if (!w_destroy(w, i))
-			goto out;
 
 	fp = open_cg_file(a, pk, O_RDWR);
 	fn = open_cg_file(a, pk, O_RDONLY);
 	fm = have_mr_mem ? open_cg_file(a, mrp, O_RDWR) : -2;
 	if (fp < 0 || fn < 0 || fm == -1 || !peak_write(fp, pk))
 		goto out;
-	ok = expect_fd_line(fp, pk, rdma_dev, "hca_handle=1 hca_object=1") &&
-	     expect_fd_line(fp, pk, d2, zero) &&
-	     expect_fd_line(fn, pk, rdma_dev, "hca_handle=1 hca_object=3") &&
-	     expect_fd_line(fn, pk, d2, zero);
-	if (!ok)
+	if (!expect_two_peaks(fp, fn, d2, "hca_handle=1 hca_object=1"))
 		goto out;
 	if (fm >= 0 && (!peak_write(fm, mrp) ||
 			!expect_fd_line(fm, mrp, rdma_dev, "0") ||
@@ -1496,11 +1518,7 @@ static int test_rdma_peak_two_devices(const char *root, struct rig *t)
 	if (!write_expect(a, "rdma.max", text, 0) || !peak_write(fp, pk) ||
 	    !w_create(w, &pd1))
 		goto out;
-	ok = expect_fd_line(fp, pk, rdma_dev, "hca_handle=1 hca_object=2") &&
-	     expect_fd_line(fp, pk, d2, zero) &&
-	     expect_fd_line(fn, pk, rdma_dev, "hca_handle=1 hca_object=3") &&
-	     expect_fd_line(fn, pk, d2, zero);
-	if (!ok)
+	if (!expect_two_peaks(fp, fn, d2, "hca_handle=1 hca_object=2"))
 		goto out;
 	if (fm >= 0 && (!peak_write(fm, mrp) ||
 			!expect_fd_line(fm, mrp, d2, "0")))
@@ -1508,12 +1526,7 @@ static int test_rdma_peak_two_devices(const char *root, struct rig *t)
 	if (w_close(w, -1))
 		ret = KSFT_PASS;
 out:
-	if (fp >= 0)
-		close(fp);
-	if (fn >= 0)
-		close(fn);
-	if (fm >= 0)
-		close(fm);
+	close_fds((int []){ fp, fn, fm }, 3);
 	if (created && rdma_dev_index(d2) >= 0 && rdma_dev_del(d2))
 		ret = KSFT_FAIL;
 	if (!created && rdma_dev_add_lo(d2, "rxe") < 0)
