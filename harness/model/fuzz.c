@@ -428,12 +428,21 @@ static bool gen_kind(struct op *op, int kind, const struct model_view *v)
 		op->a = pick(NSLOT);
 		break;
 	case OP_MKDIR:
-		if (v->nexist >= NCG - 4 || v->nonline > 10)
+		if (v->nexist >= NCG - 2 || v->nonline > 14)
 			return false;
 		op->a = free_id(v->exists, NCG);
 		op->b = chance(25) ? 0 : used_id(v->online, NCG);
-		if (op->b >= 0 && v->depth[op->b] >= 5)
+		if (chance(15)) {
+			/*
+			 * Now and then deeper than the 16 levels whose peaks
+			 * a charge remembers (RDMACG_PEAK_LEVELS).
+			 */
+			for (int c = 0; c < NCG; c++)
+				if (v->online[c] && v->depth[c] > v->depth[op->b])
+					op->b = c;
+		} else if (op->b >= 0 && v->depth[op->b] >= 5) {
 			op->b = 0;
+		}
 		break;
 	case OP_RMDIR:
 		op->a = used_id(v->removable, NCG);
