@@ -16,7 +16,7 @@
 #                   and show which KUnit case catches it (about 10 min); then
 #                   those only a guest test catches (--guest, about 5 min)
 #                   and those the model fuzzer must catch (make
-#                   mutations-model alone: user space, about 5 min)
+#                   mutations-model alone: user space, about 7 min)
 #   make reset-cost  what one write to rdma.peak costs under the registry
 #                mutex, by devices and files written (FILES="1 10 ...")
 #   make model   the model fuzzer: rdma.c against a reference model in user
