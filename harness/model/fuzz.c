@@ -35,10 +35,7 @@
 #include "model.h"
 #include "../fuzz/model.h"
 
-/* shim.c; not through shim.h, which brings the kernel's types */
-extern int kshim_warnings, kshim_rcu_depth, kshim_spins;
-extern char kshim_logbuf[4096];
-extern size_t kshim_loglen;
+#include "counters.h"
 
 #define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
 #define MAX_OPS		20000
@@ -122,13 +119,27 @@ static void print_op(FILE *f, const struct op *op)
 	for (; *fmt; fmt++) {
 		fputc(' ', f);
 		switch (*fmt) {
-		case 'a': fprintf(f, "%d", op->a); break;
-		case 'b': fprintf(f, "%d", op->b); break;
-		case 'n': fprintf(f, "%llu", op->n); break;
-		case 'R': fprintf(f, "%s", res_keys[op->c]); break;
-		case 'F': fprintf(f, "rdma.%s", file_names[op->b]); break;
-		case 'G': fprintf(f, "rdma.%s", file_names[op->c]); break;
-		case 't': print_text(f, op->text, op->len); break;
+		case 'a':
+			fprintf(f, "%d", op->a);
+			break;
+		case 'b':
+			fprintf(f, "%d", op->b);
+			break;
+		case 'n':
+			fprintf(f, "%llu", op->n);
+			break;
+		case 'R':
+			fprintf(f, "%s", res_keys[op->c]);
+			break;
+		case 'F':
+			fprintf(f, "rdma.%s", file_names[op->b]);
+			break;
+		case 'G':
+			fprintf(f, "rdma.%s", file_names[op->c]);
+			break;
+		case 't':
+			print_text(f, op->text, op->len);
+			break;
 		}
 	}
 	fputc('\n', f);
@@ -648,9 +659,12 @@ static int check_fds(const struct op *op)
 static int outcome_index(long ret)
 {
 	switch (ret) {
-	case -EAGAIN: return 1;
-	case -ENODEV: return 2;
-	case -EINVAL: return 3;
+	case -EAGAIN:
+		return 1;
+	case -ENODEV:
+		return 2;
+	case -EINVAL:
+		return 3;
 	}
 	return 0;
 }
@@ -909,10 +923,18 @@ int main(int argc, char **argv)
 		return replay(argv[2]);
 	while ((opt = getopt(argc, argv, "t:n:o:N:")) != -1) {
 		switch (opt) {
-		case 'N': target = atol(optarg); break;
-		case 't': seconds = atol(optarg); break;
-		case 'n': nops = atol(optarg); break;
-		case 'o': dir = optarg; break;
+		case 'N':
+			target = atol(optarg);
+			break;
+		case 't':
+			seconds = atol(optarg);
+			break;
+		case 'n':
+			nops = atol(optarg);
+			break;
+		case 'o':
+			dir = optarg;
+			break;
 		default:
 			fprintf(stderr, "usage: %s [-t SECONDS] [-n OPS] [-N TOTAL] [-o DIR] [SEED...]\n"
 				"       %s --replay FILE\n", argv[0], argv[0]);

@@ -129,7 +129,7 @@ void spin_unlock(spinlock_t *s)
 struct kshim_deferred {
 	struct kshim_deferred *next;
 	struct rcu_head *head;		/* call_rcu(), or */
-	void (*func)(struct rcu_head *);
+	void (*func)(struct rcu_head *head);
 	const void *ptr;		/* kfree_rcu_mightsleep() */
 };
 

@@ -17,14 +17,6 @@ struct kernfs_open_file {
 	struct cgroup_of_peak peak;	/* of_peak(): cgroup_file_ctx.peak */
 };
 
-extern long kshim_allocs;		/* kzalloc()s not yet kfree()d */
-extern int kshim_warnings;		/* WARNs so far */
-extern int kshim_spins;			/* spinlocks held */
-extern long kshim_grace_periods;
-extern bool kshim_ida_fail;		/* the next ida_alloc()s fail */
-extern char kshim_logbuf[4096];		/* the kernel log since last cleared */
-extern size_t kshim_loglen;
-
-void kshim_grace_period(void);
+#include "counters.h"
 
 #endif

@@ -82,7 +82,7 @@ void sut_init(void)
 	if (IS_ERR_OR_NULL(root))
 		abort();
 	root->parent = NULL;
-	strcpy(cgs[0].path, "/");
+	snprintf(cgs[0].path, sizeof(cgs[0].path), "/");
 	cgs[0].cgroup.path = cgs[0].path;
 	root->cgroup = &cgs[0].cgroup;
 	cgs[0].css = root;
