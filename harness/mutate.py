@@ -34,6 +34,7 @@ Usage: harness/mutate.py [NAME...]           (default: all mutations)
        harness/mutate.py --guest [NAME...]   (about 3 minutes each)
 """
 
+import itertools
 import os
 import re
 import subprocess
@@ -129,6 +130,8 @@ MODEL_MUTATIONS = [
      "a reset claiming its entry in each reader's saved peaks for each pool "
      "(the bug fixed in 625693b): a free entry counted as room without being "
      "claimed, so that two pools share it and one has none"),
+    ("ext-leak", "\tkfree(pool->ext);\n\tkfree(pool);\n", "\tkfree(pool);\n",
+     "freeing a pool's ext with the pool: the fuzzer's leak check"),
 ]
 
 # Mutations of MUTATIONS that the model fuzzer must catch too: each breaks a
@@ -225,7 +228,11 @@ def model_main(want):
         with open(path, "w") as f:
             f.write(source.replace(old, new))
         rc, text = model_run(name, path)
-        seq = [l for l in text.splitlines() if l.startswith("    ")]
+        # The reduced sequence: the indented lines after "reduced to".
+        seq = []
+        if "model: reduced to" in text:
+            tail = text.split("model: reduced to", 1)[1].splitlines()[1:]
+            seq = list(itertools.takewhile(lambda l: l.startswith("    "), tail))
         where = re.search(r"model: (seed \d+ FAILED at step \d+)", text)
         if rc == 1 and where:
             lines.append("%-13s caught: %s, reduced to %d operations (removes %s):\n%s" % (

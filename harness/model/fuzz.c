@@ -755,7 +755,8 @@ static int in_child(int n, bool generate, bool silent)
 			dup2(null, 2);
 			quiet = true;
 		}
-		_exit(run(n, generate) ? 1 : 0);
+		/* exit(), not _exit(): LeakSanitizer checks the child too. */
+		exit(run(n, generate) ? 1 : 0);
 	}
 	if (waitpid(pid, &status, 0) < 0)
 		exit(2);
