@@ -1184,7 +1184,7 @@ EXPORT_SYMBOL(rdmacg_uncharge_obj);
  * @dev, and to count a refusal.
  * Return: 0 on success; -EAGAIN if the cgroup or an ancestor would exceed
  * its rdma.mr_mem.max (the refusal is counted in rdma.events); -ENOMEM;
- * -ENODEV if @dev is not registered.
+ * -ENODEV if @dev is not registered (not checked for @bytes of 0).
  */
 int rdmacg_try_charge_mr_mem(struct rdma_cgroup **rdmacg,
 			     struct rdmacg_device *dev, u64 bytes)
@@ -1449,11 +1449,11 @@ static void rdmacg_report_lost_limits(struct rdmacg_device *dev,
  * Frees every cgroup's pool for @dev, limits and counters included. The
  * caller should have released all charges first; a charge still
  * outstanding is forgotten and its later uncharge only drops the cgroup
- * reference, if it holds one. It waits for one RCU grace period, for the lockless charges
- * and uncharges that saw @dev alive. The caller must still make sure that
- * no call on @dev is running or can start once this returns (the RDMA core
- * closes every uverbs file of a device first), since the struct may then
- * be freed or registered again.
+ * reference, if it holds one. It waits for one RCU grace period, for the
+ * lockless charges and uncharges that saw @dev alive. No charge on @dev
+ * may start once this returns (the RDMA core closes every uverbs file of a
+ * device first); an uncharge of an earlier charge may still come, until
+ * the struct is freed or registered again (see rdmacg_register_device()).
  *
  * Context: Process context; may sleep.
  */
