@@ -1422,15 +1422,22 @@ static void rdmacg_test_peak_reset_reregister(struct kunit *test)
 	rdmacg_peak_forget(&fa);
 }
 
-/* Expect what readers a and n see of @r on @dev: @a and @n. */
-#define RDMACG_EXPECT_TWO(dev, r, a, n)						\
-	do {									\
-		KUNIT_EXPECT_EQ_MSG(test, a, rdmacg_test_seen(c, dev, r, &fa),	\
-				    "reader a, %s", (dev)->name);		\
-		KUNIT_EXPECT_EQ_MSG(test, n, rdmacg_test_seen(c, dev, r, &fn),	\
-				    "reader that never resets, %s",		\
-				    (dev)->name);				\
-	} while (0)
+/* Expect what readers @fa and @fn of @c see of @r on @dev: @a and @n. */
+static void rdmacg_expect_two(struct kunit *test, struct rdma_cgroup *c,
+			      struct rdmacg_device *dev,
+			      enum rdmacg_resource_type r,
+			      struct cgroup_of_peak *fa, u64 a,
+			      struct cgroup_of_peak *fn, u64 n)
+{
+	KUNIT_EXPECT_EQ_MSG(test, a, rdmacg_test_seen(c, dev, r, fa),
+			    "reader a, %s, resource %d", dev->name, r);
+	KUNIT_EXPECT_EQ_MSG(test, n, rdmacg_test_seen(c, dev, r, fn),
+			    "reader that never resets, %s, resource %d",
+			    dev->name, r);
+}
+
+#define RDMACG_EXPECT_TWO(dev, r, a, n)	\
+	rdmacg_expect_two(test, c, dev, r, &fa, a, &fn, n)
 
 /*
  * A reset of a cgroup with pools on two devices: each pool needs an entry
