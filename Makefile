@@ -17,6 +17,8 @@
 #                   those only a guest test catches (--guest, about 5 min)
 #                   and those the model fuzzer must catch (make
 #                   mutations-model alone: user space, about 7 min)
+#   make source  install the Linux source of a base: BASE=6.12 (default) or
+#                BASE=7.3 (7.3.4 from trixie-backports, a private apt list)
 #   make reset-cost  what one write to rdma.peak costs under the registry
 #                mutex, by devices and files written (FILES="1 10 ...")
 #   make model   the model fuzzer: rdma.c against a reference model in user
@@ -28,7 +30,7 @@
 
 H := harness
 
-.PHONY: check demo shell patch series-check fixes-check series-git series-save kernel deps tree clean bench bench-smoke mutations mutations-model model reset-cost kcsan
+.PHONY: check demo shell patch series-check fixes-check series-git series-save kernel deps tree clean bench bench-smoke mutations mutations-model model reset-cost source kcsan
 
 check:
 	@bash $(H)/check.sh
@@ -74,6 +76,10 @@ mutations-model:
 SECONDS ?= 600
 model:
 	@bash $(H)/model/run.sh $(SECONDS)
+
+BASE ?= 6.12
+source:
+	@bash $(H)/source.sh $(BASE)
 
 reset-cost:
 	@bash $(H)/model/resetcost.sh $(FILES)
