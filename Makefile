@@ -1,32 +1,35 @@
 # SPDX-License-Identifier: GPL-2.0
-# Entry points of the harness; see README.md.  Everything builds in build/.
+# Entry points of the harness; see README.md.  Every target works on a base:
+# BASE=7.3 (Linux 7.3.4, mainline) or BASE=6.12 (6.12.117, the backport);
+# the default is harness/default-base.  A base builds in build/BASE/.
 #   make check   lint, build the debug kernel, boot it, run every test
 #   make demo    build the release kernel, boot it, run the narrated demo
 #   make shell   boot the release kernel into an interactive shell
-#   make patch   write the patch series to build/patches/
+#   make patch   write the patch series to build/BASE/patches/
 #   make series-check  build every prefix of the series, KUnit at its patch
 #   make fixes-check   for each leading fix of the series: its test fails on
-#                      6.12.117 + the fixes before it, passes with it (long)
-#   make series-git    build/series-git: a kernel git tree with the series as
-#                      commits on 6.12.117, to edit (rebase -i, --fixup)
-#   make series-save   write build/series-git back: harness/series/ and the
-#                      in-tree files
+#                      the base + the fixes before it, passes with it (long)
+#   make series-git    build/BASE/series-git: a kernel git tree with the
+#                      series as commits on the base, to edit (rebase -i,
+#                      --fixup)
+#   make series-save   write build/BASE/series-git back: harness/series/BASE/
+#                      and, on the main base, the in-tree files
 #   make kernel  build both kernels only
 #   make mutations  remove each mechanism a race test guards, one at a time,
 #                   and show which KUnit case catches it (about 10 min); then
 #                   those only a guest test catches (--guest, about 5 min)
 #                   and those the model fuzzer must catch (make
 #                   mutations-model alone: user space, about 7 min)
-#   make source  install the Linux source of a base: BASE=6.12 (default) or
-#                BASE=7.3 (7.3.4 from trixie-backports, a private apt list)
+#   make source  install the Linux source of the base (7.3.4 comes from
+#                trixie-backports through a private apt list)
 #   make reset-cost  what one write to rdma.peak costs under the registry
 #                mutex, by devices and files written (FILES="1 10 ...")
 #   make model   the model fuzzer: rdma.c against a reference model in user
 #                space, SECONDS=N (default 600)
 #   make kcsan   the concurrent tests under KCSAN, the data race detector
-#   make bench   charge/uncharge cost, ours against upstream 6.12 (long)
+#   make bench   charge/uncharge cost, ours against the pristine base (long)
 #   make bench-smoke  one short bench case on both kernels
-#   make clean   remove build/ except the pristine tree
+#   make clean   remove build/BASE/ except the pristine tree
 
 H := harness
 
@@ -51,7 +54,7 @@ fixes-check: deps
 	@bash $(H)/fixes-check.sh
 
 series-git: deps
-	@[ -f build/pristine/linux-source-6.12/Makefile ] || bash $(H)/tree.sh >/dev/null
+	@bash $(H)/tree.sh >/dev/null
 	@bash $(H)/series.sh git
 
 series-save:
@@ -77,9 +80,8 @@ SECONDS ?= 600
 model:
 	@bash $(H)/model/run.sh $(SECONDS)
 
-BASE ?= 6.12
 source:
-	@bash $(H)/source.sh $(BASE)
+	@bash $(H)/source.sh
 
 reset-cost:
 	@bash $(H)/model/resetcost.sh $(FILES)

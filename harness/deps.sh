@@ -5,7 +5,7 @@
 set -euo pipefail
 
 PKGS=(
-	# kernel source and build
+	# kernel source (6.12; harness/source.sh installs 7.3) and build
 	linux-source-6.12 build-essential flex bison bc libelf-dev libssl-dev
 	ccache sparse cpio xz-utils kmod rsync python3 perl git
 	python3-docutils
@@ -28,15 +28,18 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "deps: all ${#PKGS[@]} packages present"
-	exit 0
+else
+	echo "deps: installing ${missing[*]}"
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "deps: not root; run as root: apt-get install ${missing[*]}" >&2
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get -o DPkg::Lock::Timeout=600 update -q
+	apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}"
+	echo "deps: done"
 fi
 
-echo "deps: installing ${missing[*]}"
-if [ "$(id -u)" -ne 0 ]; then
-	echo "deps: not root; run as root: apt-get install ${missing[*]}" >&2
-	exit 1
-fi
-export DEBIAN_FRONTEND=noninteractive
-apt-get -o DPkg::Lock::Timeout=600 update -q
-apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}"
-echo "deps: done"
+# The source of the base (7.3 comes from another suite: source.sh).
+here=$(dirname "$0")
+bash "$here/source.sh" "${BASE:-$(cat "$here/default-base")}"

@@ -1,22 +1,43 @@
 # SPDX-License-Identifier: GPL-2.0
 # Common helpers for the harness scripts.  Sourced, never executed.
 #
+# The base: the upstream release the series applies to.  BASE=7.3 (Linux
+# 7.3.4, mainline) or BASE=6.12 (6.12.117, the backport); the default is in
+# harness/default-base.  Each base has its own series (harness/series/BASE/)
+# and its own build folder (build/BASE/); the files of ours at their in-tree
+# paths are the tip of MAIN_BASE's series.
+#
 # Paths (all absolute):
 #   REPO      repository root
-#   BUILD     build output (git-ignored)
-#   PRISTINE  unpacked linux-source-6.12, never modified
+#   BUILD     build output of this base (git-ignored): build/BASE
+#   PRISTINE  unpacked linux-source-BASE, never modified
 #   SRC       pristine + the series + our in-tree files (hardlinked copy of PRISTINE)
 #   LOGS      full logs of every step
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 HARNESS=$REPO/harness
-BUILD=${BUILD:-$REPO/build}
-TARBALL=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-PRISTINE=$BUILD/pristine/linux-source-6.12
+MAIN_BASE=$(cat "$HARNESS/default-base")
+BASE=${BASE:-$MAIN_BASE}
+case "$BASE" in
+6.12) BASE_VERSION=6.12.117 ;;
+7.3) BASE_VERSION=7.3.4 ;;
+*) printf 'harness: error: BASE must be 7.3 or 6.12, not %s\n' "$BASE" >&2; exit 2 ;;
+esac
+export BASE
+BASE_TAG=v$BASE_VERSION-debian
+BUILD_TOP=$REPO/build
+BUILD=${BUILD:-$BUILD_TOP/$BASE}
+TARBALL=${TARBALL:-/usr/src/linux-source-$BASE.tar.xz}
+PRISTINE=$BUILD/pristine/linux-source-$BASE
+SERIES=$HARNESS/series/$BASE
 # HARNESS_SRC: another source tree (make fixes-check builds pristine + fixes)
 SRC=${HARNESS_SRC:-$BUILD/src}
 LOGS=$BUILD/logs
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+# Paths under the repository are hashed relative to it, and the compiler's
+# working folder not at all, so that a clone in another folder (CI) hits the
+# entries this one made.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$REPO} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 # Reproducible version strings help ccache and make logs comparable.
 export KBUILD_BUILD_USER=harness KBUILD_BUILD_HOST=qemu

@@ -67,12 +67,12 @@ kerneldoc_check() {
 		return 0
 	fi
 	local out old f
-	out=$(cd "$SRC" && perl scripts/kernel-doc -Wall -none "${code[@]}" 2>&1) || true
+	out=$(cd "$SRC" && ./scripts/kernel-doc -Wall -none "${code[@]}" 2>&1) || true
 	# LINT_NEW_ONLY=1 (series-check): only warnings that the pristine
 	# version of the same file does not have, line numbers aside
 	if [ "${LINT_NEW_ONLY:-}" = 1 ] && [ -n "$out" ]; then
 		old=$(for f in "${code[@]}"; do
-			[ -f "$PRISTINE/$f" ] && (cd "$PRISTINE" && perl scripts/kernel-doc -Wall -none "$f" 2>&1)
+			[ -f "$PRISTINE/$f" ] && (cd "$PRISTINE" && ./scripts/kernel-doc -Wall -none "$f" 2>&1)
 		done | sed -E 's/:[0-9]+:/:/' || true)
 		out=$(sed -E 's/:[0-9]+:/:/' <<<"$out" | grep -vxF -f <(printf '%s\n' "$old") || true)
 	fi

@@ -43,7 +43,10 @@ import time
 
 HARNESS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HARNESS)
-BUILD = os.path.join(ROOT, "build")
+# The base's build folder (see harness/lib.sh): BASE, else the default.
+with open(os.path.join(HARNESS, "default-base")) as _f:
+    BASE = os.environ.get("BASE") or _f.read().strip()
+BUILD = os.path.join(ROOT, "build", BASE)
 SRC = os.path.join(BUILD, "src")
 LOGS = os.path.join(BUILD, "logs")
 KERNEL = os.path.join(BUILD, "obj-release", "arch/x86/boot/bzImage")

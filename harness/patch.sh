@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# `make patch`: apply the series (harness/series/) with git am on pristine
-# 6.12.117, write it numbered with its cover letter to build/patches/ as it
+# `make patch`: apply the series of a base (harness/series/BASE/) with git am
+# on pristine Linux BASE, write it numbered with its cover letter to build/patches/ as it
 # would be mailed, and check it: our in-tree files equal its tip, the fixes
 # come first with Fixes: and Cc: stable, and every patch passes
 # scripts/checkpatch.pl --strict --no-signoff with 0 errors and 0 warnings.
@@ -11,16 +11,16 @@ set -euo pipefail
 [ -f "$PRISTINE/Makefile" ] || die "no pristine tree: run harness/tree.sh first"
 WORK=$BUILD/patchwork
 OUT=$BUILD/patches
-COVER=$HARNESS/series/cover-letter.txt
+COVER=$SERIES/cover-letter.txt
 
 bash "$HARNESS/series.sh" work
-n=$(git -C "$WORK" rev-list --count v6.12.117-debian..HEAD)
-say "patch: the $n patches of harness/series/ apply with git am on pristine 6.12.117"
+n=$(git -C "$WORK" rev-list --count "$BASE_TAG..HEAD")
+say "patch: the $n patches of harness/series/$BASE/ apply with git am on pristine $BASE_VERSION"
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
 git -C "$WORK" format-patch -q --numbered --cover-letter --no-signature \
-	-o "$OUT" v6.12.117-debian..HEAD
+	-o "$OUT" "$BASE_TAG..HEAD"
 if [ -f "$COVER" ]; then
 	python3 - "$OUT"/0000-cover-letter.patch "$COVER" <<'PY'
 import sys

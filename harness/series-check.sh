@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # `make series-check`: check that the series of `make patch` is bisectable.
-# For each patch in turn, build/src is set to pristine 6.12 plus the patches
+# For each patch in turn, build/BASE/src is set to pristine BASE plus the patches
 # up to it, and the release and the debug kernels are built from it in their
 # usual object folders, so every step is an incremental build.  From the
 # patch that adds the KUnit suite on, the debug kernel is booted at every
@@ -21,7 +21,7 @@ failed=0
 
 step patch "30s" bash "$HARNESS/patch.sh" || exit 1
 G=(git -C "$WORK")
-base=v6.12.117-debian
+base=$BASE_TAG
 mapfile -t commits < <("${G[@]}" rev-list --reverse "$base..HEAD")
 mapfile -t touched < <("${G[@]}" diff --name-only "$base" HEAD)
 

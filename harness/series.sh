@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The patch series is where every kernel change of this project lives:
-# harness/series/NNNN-*.patch, in `git format-patch` form, applied in name
-# order with `git am` on pristine Linux 6.12.117 (Debian's linux-source-6.12).
-# The files of ours at their in-tree paths (kernel/, include/, drivers/,
-# tools/, Documentation/) are copies of what the series' last patch leaves;
+# harness/series/BASE/NNNN-*.patch, in `git format-patch` form, applied in
+# name order with `git am` on pristine Linux BASE (Debian's
+# linux-source-BASE; BASE=7.3 or 6.12, see lib.sh).  The files of ours at
+# their in-tree paths (kernel/, include/, drivers/, tools/, Documentation/)
+# are copies of what the main base's last patch leaves;
 # the files we only touch (Kconfig, Makefiles, MAINTAINERS, ib_core) live in
 # the patches alone.
 #
@@ -25,10 +26,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-SERIES=$HARNESS/series
 WORK=$BUILD/patchwork
 GITTREE=$BUILD/series-git
-BASE_TAG=v6.12.117-debian
 GIT_ID=(-c user.name="RDMA cgroup harness" -c user.email="harness@example.invalid"
 	-c core.autocrlf=false -c commit.gpgsign=false -c am.threeWay=false)
 
@@ -62,7 +61,7 @@ make_work() {
 	git -C "$WORK" add -A
 	GIT_AUTHOR_DATE='2026-01-01T00:00:00Z' GIT_COMMITTER_DATE='2026-01-01T00:00:00Z' \
 		git -C "$WORK" "${GIT_ID[@]}" commit -q --allow-empty \
-		-m "Linux 6.12.117 (Debian linux-source-6.12), the files the series touches"
+		-m "Linux $BASE_VERSION (Debian linux-source-$BASE), the files the series touches"
 	git -C "$WORK" tag "$BASE_TAG"
 	for p in $(series_patches); do
 		n=$((n + 1))
@@ -91,6 +90,10 @@ stage() {
 intree() {
 	local f bad=0 n=0
 	need_work
+	if [ "$BASE" != "$MAIN_BASE" ]; then
+		say "intree: the in-tree files are the $MAIN_BASE series' tip; nothing to compare on $BASE"
+		return 0
+	fi
 	declare -A mirrored=()
 	while IFS= read -r f; do mirrored[$f]=1; done < <(overlay_files)
 	while IFS= read -r f; do
@@ -165,7 +168,7 @@ make_git() {
 	say "series-git: committing the pristine tree (about a minute)"
 	git -C "$GITTREE.tmp" add -A -f  # the tree as it is, dot files included
 	GIT_AUTHOR_DATE='2026-01-01T00:00:00Z' GIT_COMMITTER_DATE='2026-01-01T00:00:00Z' \
-		git -C "$GITTREE.tmp" "${GIT_ID[@]}" commit -q -m "Linux 6.12.117 (Debian linux-source-6.12)"
+		git -C "$GITTREE.tmp" "${GIT_ID[@]}" commit -q -m "Linux $BASE_VERSION (Debian linux-source-$BASE)"
 	git -C "$GITTREE.tmp" tag "$BASE_TAG"
 	for p in $(series_patches); do
 		git -C "$GITTREE.tmp" "${GIT_ID[@]}" am -q "$p" ||
@@ -193,7 +196,11 @@ save() {
 	find "$SERIES" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' -delete
 	cp "$out"/*.patch "$SERIES/"
 	rm -rf "$out"
-	say "series-save: $n patches written to harness/series/"
+	say "series-save: $n patches written to harness/series/$BASE/"
+	if [ "$BASE" != "$MAIN_BASE" ]; then
+		say "series-save: the in-tree files follow the $MAIN_BASE series; left as they are"
+		return 0
+	fi
 	# The tip's version of the files we keep in-tree, and of the files the
 	# series adds; files we kept that the tip no longer has go.
 	declare -A want=()

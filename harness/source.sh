@@ -14,7 +14,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-base=${1:-}
+base=${1:-$BASE}
 case "$base" in
 6.12) pkg=linux-source-6.12 suite= ;;
 7.3) pkg=linux-source-7.3 suite=trixie-backports ;;
@@ -40,21 +40,21 @@ mirror=${mirror:-http://deb.debian.org/debian}
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 [ -f "$keyring" ] || die "$keyring missing (package debian-archive-keyring)"
 
-dir=$BUILD/apt-$base
+dir=$BUILD_TOP/apt-$base
 mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" "$dir/deb"
 echo "deb [signed-by=$keyring] ${mirror%/} $suite main" >"$dir/sources.list"
 apt_opts=(-o Dir::Etc::sourcelist="$dir/sources.list" -o Dir::Etc::sourceparts=-
 	-o Dir::State::Lists="$dir/lists" -o Dir::Cache="$dir/cache"
 	-o APT::Get::List-Cleanup=0 -o APT::Sandbox::User=root)
 say "source: $pkg from $suite (${mirror%/})"
-apt-get "${apt_opts[@]}" update -q >"$LOGS/source-$base.log" 2>&1 ||
-	die "apt-get update of $suite failed: see $LOGS/source-$base.log"
+apt-get "${apt_opts[@]}" update -q >"$BUILD_TOP/source-$base.log" 2>&1 ||
+	die "apt-get update of $suite failed: see $BUILD_TOP/source-$base.log"
 (cd "$dir/deb" && rm -f ./*.deb && apt-get "${apt_opts[@]}" download "$pkg") \
-	>>"$LOGS/source-$base.log" 2>&1 ||
-	die "apt-get download $pkg failed: see $LOGS/source-$base.log"
+	>>"$BUILD_TOP/source-$base.log" 2>&1 ||
+	die "apt-get download $pkg failed: see $BUILD_TOP/source-$base.log"
 # Its dependencies (binutils, xz-utils) are on every machine the harness
 # runs on: dpkg -i, not apt, so that no other suite is ever consulted.
-dpkg -i "$dir"/deb/"$pkg"_*.deb >>"$LOGS/source-$base.log" 2>&1 ||
-	die "dpkg -i $pkg failed: see $LOGS/source-$base.log"
+dpkg -i "$dir"/deb/"$pkg"_*.deb >>"$BUILD_TOP/source-$base.log" 2>&1 ||
+	die "dpkg -i $pkg failed: see $BUILD_TOP/source-$base.log"
 [ -f "$tarball" ] || die "$pkg installed no $tarball"
 say "source: $tarball installed ($(dpkg-query -W -f='${Version}' "$pkg"))"

@@ -1,11 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Prepare the kernel trees:
-#   build/pristine/linux-source-6.12  unpacked once from Debian's tarball and
-#                                     never modified (checked by a stamp)
-#   build/src                         hardlinked copy of pristine with the
-#                                     series (harness/series/) applied and
-#                                     our in-tree files over it
+# Prepare the kernel trees of a base (BASE=7.3 or 6.12, see lib.sh):
+#   build/BASE/pristine/linux-source-BASE  unpacked once from Debian's
+#                                     tarball and never modified (checked by
+#                                     a stamp)
+#   build/BASE/src                    hardlinked copy of pristine with the
+#                                     series (harness/series/BASE/) applied
+#                                     and, on the main base, our in-tree
+#                                     files over it
 # A file in build/src is only replaced when its content changes, so that
 # kbuild rebuilds only what changed.  Every replaced file is first removed so
 # that nothing is ever written through a hardlink into the pristine tree.
@@ -14,6 +16,7 @@ set -euo pipefail
 take_lock
 
 STAMP=$BUILD/pristine/.stamp
+TOP=linux-source-$BASE
 MANIFEST=$BUILD/src.manifest
 
 tarball_id() {
@@ -29,7 +32,7 @@ pristine_ok() {
 }
 
 unpack_pristine() {
-	[ -f "$TARBALL" ] || die "$TARBALL is missing: run harness/deps.sh (package linux-source-6.12)"
+	[ -f "$TARBALL" ] || die "$TARBALL is missing: run harness/source.sh $BASE (package linux-source-$BASE)"
 	if [ -e "$BUILD/pristine" ]; then
 		say "tree: pristine tree missing, incomplete or changed; unpacking it again"
 	fi
@@ -37,9 +40,9 @@ unpack_pristine() {
 	mkdir -p "$BUILD/pristine.tmp"
 	say "tree: unpacking $TARBALL (about 1-2 minutes)"
 	tar -C "$BUILD/pristine.tmp" -xf "$TARBALL"
-	[ -f "$BUILD/pristine.tmp/linux-source-6.12/Makefile" ] ||
-		die "$TARBALL did not contain linux-source-6.12/Makefile"
-	echo "$(tarball_id) files=$(find "$BUILD/pristine.tmp/linux-source-6.12" -type f | wc -l)" \
+	[ -f "$BUILD/pristine.tmp/$TOP/Makefile" ] ||
+		die "$TARBALL did not contain $TOP/Makefile"
+	echo "$(tarball_id) files=$(find "$BUILD/pristine.tmp/$TOP" -type f | wc -l)" \
 		>"$BUILD/pristine.tmp/.stamp"
 	mv "$BUILD/pristine.tmp" "$BUILD/pristine"
 }
@@ -97,7 +100,10 @@ mkdir -p "$STAGE"
 # progress builds before it has.
 bash "$HARNESS/series.sh" work
 bash "$HARNESS/series.sh" stage "$STAGE"
-mapfile -t files < <(overlay_files)
+# Our in-tree files are the tip of the main base's series only; another
+# base's tree is its series alone.
+files=()
+[ "$BASE" != "$MAIN_BASE" ] || mapfile -t files < <(overlay_files)
 mapfile -t staged < <(cd "$STAGE" && find . -type f | sed 's#^\./##' | LC_ALL=C sort)
 
 declare -A now=()

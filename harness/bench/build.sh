@@ -7,7 +7,7 @@
 #   build/bench/k/ours/src      made by harness/tree.sh (BUILD=build/bench/k/ours):
 #                               the series and our files, exactly as for make check,
 #                               plus the benchmark
-#   build/bench/k/upstream/src  pristine 6.12 plus the benchmark only
+#   build/bench/k/upstream/src  pristine base plus the benchmark only
 # The benchmark is harness/bench/rdmacg_bench.c, copied to
 # kernel/cgroup/rdmacg_bench.c with "obj-$(CONFIG_CGROUP_RDMA) += rdmacg_bench.o"
 # appended to kernel/cgroup/Makefile (both replaced, never written through a

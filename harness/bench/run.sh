@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # `make bench`: the RDMA controller's charge and uncharge cost, ours against
-# upstream 6.12, in one run.
+# the pristine base (BASE, see harness/lib.sh), in one run.
 #   harness/bench/run.sh [--smoke] [--rounds N] [--reps N] [--cases LIST]
 #
 # Builds three kernels with the same configuration (harness/bench/build.sh):
-# ours, pristine upstream 6.12, and ours with CONFIG_CGROUP_RDMA=n; boots them
+# ours, the pristine base, and ours with CONFIG_CGROUP_RDMA=n; boots them
 # in turn under QEMU (TCG: ours, upstream, nocg, ours, upstream, ...), N rounds
 # (default 5), each boot running the cases of harness/bench/guest/init; then
 # takes per case the median over all repetitions of all boots and writes to

@@ -3,6 +3,7 @@
 #
 # Test of fix 2 (make fixes-check):
 # "RDMA/siw: Check the range with ib_umem_get() before sizing the page list"
+# (on 7.3: "RDMA/siw: Pin the range before sizing the page chunks")
 #
 # siw_umem_get() sized its array of page chunks from the length user space
 # asked for before ib_umem_get() checked the range: registering 2 TiB made

@@ -3,11 +3,14 @@
 #
 # Test of fix 5 (make fixes-check):
 # "cgroup/rdma: Drop the trailing space from rdma.max and rdma.current"
+# (on 7.3, which has rdma.peak too:
+# "cgroup/rdma: Drop the trailing space from rdma.max, rdma.current and rdma.peak")
 #
 # Before the fix every line of rdma.max and rdma.current ends with a space
 # ("siw0 hca_handle=2 hca_object=max \n"). The files must be exactly the
 # lines below, byte for byte: without a limit, with one, and while a
-# process holds a context and a PD.
+# process holds a context and a PD; and rdma.peak after it, where the
+# kernel has one.
 #
 # Environment: DEV (default siw0).
 
@@ -44,7 +47,7 @@ exact() {
 }
 
 echo "TAP version 13"
-echo "1..5"
+echo "1..6"
 
 setup_ok=0
 if [ ! -d "/sys/class/infiniband/$DEV" ]; then
@@ -67,6 +70,7 @@ if [ "$setup_ok" != 1 ]; then
 		skip "$t" "setup failed"
 	done
 	skip "rdma.current, idle" "setup failed"
+	skip "rdma.peak" "setup failed"
 	exit 1
 fi
 
@@ -88,5 +92,10 @@ rm -f "$TMP/hold"
 wait "$worker"
 worker=
 exact "$CG/rdma.current" "$DEV hca_handle=0 hca_object=0"
+if [ -e "$CG/rdma.peak" ]; then
+	exact "$CG/rdma.peak" "$DEV hca_handle=1 hca_object=1"
+else
+	skip "rdma.peak" "no rdma.peak in this kernel"
+fi
 
 exit "$failed"
