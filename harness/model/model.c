@@ -466,68 +466,42 @@ static int find_accounted(const char *name, size_t len)
 	return -1;
 }
 
-static bool blank_line(const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (s[i] != ' ' && s[i] != '\t')
-			return false;
-	return true;
-}
-
-/* One line, by the parser model of harness/fuzz/model.c; 0 or -EINVAL. */
-static int parse_line(int file, const char *s, size_t len, struct mline *l)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	struct model_result m;
-	struct model_bytes b;
-
-	memset(l, 0, sizeof(*l));
-	if (file == F_MAX) {
-		model_parse(u, len, &m);
-		if (m.err)
-			return -EINVAL;
-		l->dev = s + m.dev_off;
-		l->dev_len = m.dev_len;
-		l->mask = m.mask;
-		l->value[RES_HANDLE] = m.value[0];
-		l->value[RES_OBJECT] = m.value[1];
-	} else {
-		model_parse_bytes(u, len, &b);
-		if (b.err)
-			return -EINVAL;
-		l->dev = s + b.dev_off;
-		l->dev_len = b.dev_len;
-		l->mask = 1 << RES_MR;
-		/* Pinned in whole pages: the limit is rounded down to one. */
-		l->value[RES_MR] = b.value == BYTES_MAX ? b.value :
-				   b.value / PAGE * PAGE;
-	}
-	l->slot = find_accounted(l->dev, l->dev_len);
-	return 0;
-}
-
-/* Parse a write into @lines: the number of lines, or -EINVAL/-ENODEV. */
+/*
+ * Parse a write into @lines, one a device, by the parser model of
+ * harness/fuzz/model.c (which has the grammar and the multi-device rule):
+ * the number of devices, or -EINVAL/-ENODEV.
+ */
 static int parse_write(const struct op *op, struct mline *lines, int max)
 {
-	const char *s = op->text, *end = op->text + op->len, *nl;
-	int n = 0, i, j;
+	const unsigned char *u = (const unsigned char *)op->text;
+	struct model_entry e[TEXT_LEN];
+	int n, i, j;
 
-	for (; s < end; s = nl + 1) {
-		nl = memchr(s, '\n', end - s);
-		if (!nl)
-			nl = end;
-		if (blank_line(s, nl - s))
-			continue;
-		if (n == max || parse_line(op->b, s, nl - s, &lines[n]))
-			return -EINVAL;
-		for (j = 0; j < n; j++)
-			if (lines[j].dev_len == lines[n].dev_len &&
-			    !memcmp(lines[j].dev, lines[n].dev, lines[n].dev_len))
-				return -EINVAL;
-		n++;
-	}
-	if (!n)
+	n = model_parse_write(u, op->len, op->b != F_MAX, e, TEXT_LEN);
+	if (n < 0 || n > max)
 		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		struct mline *l = &lines[i];
+
+		memset(l, 0, sizeof(*l));
+		l->dev = op->text + e[i].dev_off;
+		l->dev_len = e[i].dev_len;
+		if (op->b == F_MAX) {
+			l->mask = e[i].mask;
+			l->value[RES_HANDLE] = e[i].value[0];
+			l->value[RES_OBJECT] = e[i].value[1];
+		} else {
+			l->mask = 1 << RES_MR;
+			/* Pinned in whole pages: the limit is rounded down to one. */
+			l->value[RES_MR] = e[i].bytes == BYTES_MAX ? e[i].bytes :
+					   e[i].bytes / PAGE * PAGE;
+		}
+		l->slot = find_accounted(l->dev, l->dev_len);
+		for (j = 0; j < i; j++)
+			if (lines[j].dev_len == l->dev_len &&
+			    !memcmp(lines[j].dev, l->dev, l->dev_len))
+				return -EINVAL;
+	}
 	for (i = 0; i < n; i++)
 		if (lines[i].slot < 0)
 			return -ENODEV;

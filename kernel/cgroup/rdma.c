@@ -1591,6 +1591,14 @@ static bool rdmacg_limit_same_dev(const struct rdmacg_limit_line *a,
  */
 #define RDMACG_LINES_ON_STACK	4
 
+/* Parse the next line of @cur into @l: see rdmacg_next_max(). */
+static int rdmacg_next_limit(struct rdmacg_cursor *cur, bool bytes,
+			     struct rdmacg_limit_line *l)
+{
+	return bytes ? rdmacg_next_bytes(cur, &l->bytes) :
+		       rdmacg_next_max(cur, &l->max);
+}
+
 /**
  * rdmacg_parse_limits() - parse a write of rdma.max or rdma.mr_mem.max
  * @buf: the text written
@@ -1599,37 +1607,36 @@ static bool rdmacg_limit_same_dev(const struct rdmacg_limit_line *a,
  * @stack: room for %RDMACG_LINES_ON_STACK lines
  * @nr: set to the number of lines
  *
- * Each line that holds more than blanks sets the limits of one device;
- * a device may be named on one line only.
+ * Each device named, with its limits, is a line (see rdma_parse.h); a
+ * device may be named on one line only.
  *
  * Context: Process context; may sleep.
  * Return: the lines, @stack or memory to be freed with kfree();
- * ERR_PTR(-EINVAL) if there is none, or one is malformed, or a device is
- * named twice; ERR_PTR(-ENOMEM).
+ * ERR_PTR(-EINVAL) if one is malformed, or a device is named twice;
+ * ERR_PTR(-ENOMEM).
  */
 static struct rdmacg_limit_line *
 rdmacg_parse_limits(const char *buf, size_t len, bool bytes,
 		    struct rdmacg_limit_line *stack, int *nr)
 {
-	const char *pos = buf, *end = buf + len, *line;
-	struct rdmacg_limit_line *lines = stack;
-	size_t line_len;
-	int n = 0, i, j, ret = 0;
+	struct rdmacg_limit_line *lines = stack, scratch;
+	struct rdmacg_cursor cur;
+	int n = 0, i, j, ret;
 
-	while (rdmacg_next_line(&pos, end, &line_len))
+	rdmacg_cursor_init(&cur, buf, len);
+	while ((ret = rdmacg_next_limit(&cur, bytes, &scratch)) > 0)
 		n++;
-	if (!n)
-		return ERR_PTR(-EINVAL);
+	if (ret)
+		return ERR_PTR(ret);
 	if (n > RDMACG_LINES_ON_STACK) {
 		lines = kcalloc(n, sizeof(*lines), GFP_KERNEL);
 		if (!lines)
 			return ERR_PTR(-ENOMEM);
 	}
-	for (pos = buf, i = 0; !ret && i < n; i++) {
-		line = rdmacg_next_line(&pos, end, &line_len);
+	rdmacg_cursor_init(&cur, buf, len);
+	for (i = 0; !ret && i < n; i++) {
+		rdmacg_next_limit(&cur, bytes, &lines[i]);
 		lines[i].pool = NULL;
-		ret = bytes ? rdmacg_parse_bytes(line, line_len, &lines[i].bytes) :
-			rdmacg_parse_max(line, line_len, &lines[i].max);
 		for (j = 0; !ret && j < i; j++)
 			if (rdmacg_limit_same_dev(&lines[i], &lines[j]))
 				ret = -EINVAL;

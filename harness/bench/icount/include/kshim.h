@@ -40,6 +40,7 @@ typedef int64_t s64;
 typedef unsigned int gfp_t;
 
 #define U64_MAX		UINT64_MAX
+#define U32_MAX		UINT32_MAX
 #define S32_MAX		INT32_MAX
 #define S64_MAX		INT64_MAX
 #define GFP_KERNEL	0u
