@@ -46,20 +46,29 @@ static void rdmacg_test_unregister(void *device)
 	rdmacg_unregister_device(device);
 }
 
-static struct rdmacg_device *rdmacg_test_device(struct kunit *test,
-						const char *name)
+/* Register a device named @name with the ib_core index @index. */
+static struct rdmacg_device *rdmacg_test_device_index(struct kunit *test,
+						      const char *name,
+						      u32 index)
 {
 	struct rdmacg_device *device;
 
 	device = kunit_kzalloc(test, sizeof(*device), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, device);
 	device->name = (char *)name;
+	device->index = index;
 	rdmacg_register_device(device);
 	KUNIT_ASSERT_EQ(test, device->state, RDMACG_DEV_ACCOUNTED);
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, rdmacg_test_unregister,
 						  device));
 	return device;
+}
+
+static struct rdmacg_device *rdmacg_test_device(struct kunit *test,
+						const char *name)
+{
+	return rdmacg_test_device_index(test, name, 0);
 }
 
 /*
@@ -394,7 +403,7 @@ static void rdmacg_test_parse_max(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EINVAL, rdmacg_parse_max(two, strlen(two), &req));
 	rdmacg_cursor_init(&cur, two, strlen(two));
 	KUNIT_ASSERT_EQ(test, 1, rdmacg_next_max(&cur, &req));
-	KUNIT_EXPECT_PTR_EQ(test, req.dev, two);
+	KUNIT_EXPECT_PTR_EQ(test, req.dev, &two[0]);
 	KUNIT_EXPECT_EQ(test, req.dev_len, 1);
 	KUNIT_EXPECT_EQ(test, req.mask, BIT(RDMACG_RESOURCE_HCA_HANDLE));
 	KUNIT_ASSERT_EQ(test, 1, rdmacg_next_max(&cur, &req));
@@ -1019,6 +1028,79 @@ static void rdmacg_test_file_format(struct kunit *test)
 	for (line = sf.buf; (line = strchr(line, '\n')); line++)
 		KUNIT_EXPECT_NE(test, line[-1], ' ');
 	rdmacg_uncharge(cg, device, RDMACG_RESOURCE_HCA_HANDLE);
+}
+
+/* Expect @text among the lines @print gives for @cg. */
+static void rdmacg_test_expect_line(struct kunit *test, struct rdma_cgroup *cg,
+				    unsigned long private, const char *text)
+{
+	struct seq_file sf;
+
+	rdmacg_test_seq(test, &sf);
+	rdmacg_print_values(&sf, cg, private, NULL);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(sf.buf, text),
+				  "\"%s\" not in:\n%s", text, sf.buf);
+}
+
+/*
+ * Two devices of the same name (in two network namespaces) are told apart
+ * by "index=N" after the name, in every file and in writes; a device whose
+ * name is unique has no index in the files, and a write may still give it.
+ */
+static void rdmacg_test_index_key(struct kunit *test)
+{
+	struct rdmacg_device *a, *b, *one;
+	struct rdma_cgroup *cg;
+	struct seq_file sf;
+
+	rdmacg_test_chain(test, &cg, NULL);
+	a = rdmacg_test_device_index(test, "kunit_dup", 70001);
+	b = rdmacg_test_device_index(test, "kunit_dup", 70002);
+	one = rdmacg_test_device_index(test, "kunit_one", 70003);
+
+	rdmacg_test_expect_line(test, cg, RDMACG_VAL_MAX,
+				"\nkunit_dup index=70001 hca_handle=max hca_object=max\n");
+	rdmacg_test_expect_line(test, cg, RDMACG_VAL_CURRENT,
+				"\nkunit_dup index=70002 hca_handle=0 hca_object=0\n");
+	rdmacg_test_expect_line(test, cg, RDMACG_VAL_MAX,
+				"\nkunit_one hca_handle=max hca_object=max\n");
+	rdmacg_test_expect_line(test, cg, RDMACG_FILE_MR_MEM | RDMACG_VAL_MAX,
+				"\nkunit_dup index=70002 max\n");
+
+	KUNIT_EXPECT_EQ(test, -ENOTUNIQ, rdmacg_set_max(cg, "kunit_dup hca_handle=1", 22));
+	KUNIT_EXPECT_EQ(test, RDMACG_MAX, rdmacg_test_max(cg, a, RDMACG_RESOURCE_HCA_HANDLE));
+	KUNIT_EXPECT_EQ(test, RDMACG_MAX, rdmacg_test_max(cg, b, RDMACG_RESOURCE_HCA_HANDLE));
+	KUNIT_EXPECT_EQ(test, -ENODEV, rdmacg_set_max(cg, "kunit_dup index=70003 hca_handle=1", 34));
+	KUNIT_EXPECT_EQ(test, -ENODEV, rdmacg_set_max(cg, "kunit_one index=70001 hca_handle=1", 34));
+
+	rdmacg_test_set(test, cg, "kunit_dup index=70002 hca_handle=1");
+	KUNIT_EXPECT_EQ(test, RDMACG_MAX, rdmacg_test_max(cg, a, RDMACG_RESOURCE_HCA_HANDLE));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_max(cg, b, RDMACG_RESOURCE_HCA_HANDLE));
+	rdmacg_test_expect_line(test, cg, RDMACG_VAL_MAX,
+				"\nkunit_dup index=70002 hca_handle=1 hca_object=max\n");
+	rdmacg_test_set(test, cg, "kunit_one index=70003 hca_object=5");
+	KUNIT_EXPECT_EQ(test, 5, rdmacg_test_max(cg, one, RDMACG_RESOURCE_HCA_OBJECT));
+
+	/* Two devices of one name in one write; the same one twice is refused. */
+	rdmacg_test_set(test, cg, "kunit_dup index=70001 hca_handle=3\nkunit_dup index=70002 hca_handle=4");
+	KUNIT_EXPECT_EQ(test, 3, rdmacg_test_max(cg, a, RDMACG_RESOURCE_HCA_HANDLE));
+	KUNIT_EXPECT_EQ(test, 4, rdmacg_test_max(cg, b, RDMACG_RESOURCE_HCA_HANDLE));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			rdmacg_set_max(cg, "kunit_dup index=70001 hca_handle=5\nkunit_dup index=70001 hca_handle=6", 69));
+	KUNIT_EXPECT_EQ(test, 3, rdmacg_test_max(cg, a, RDMACG_RESOURCE_HCA_HANDLE));
+
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(cg, b, RDMACG_RESOURCE_HCA_OBJECT));
+	rdmacg_test_seq(test, &sf);
+	rdmacg_print_events(&sf, cg, false);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, "\nkunit_dup index=70001 hca_handle.max=0 "));
+	rdmacg_uncharge(cg, b, RDMACG_RESOURCE_HCA_OBJECT);
+
+	/* Once its twin is gone, a name is unique again: no index shown. */
+	kunit_release_action(test, rdmacg_test_unregister, a);
+	rdmacg_test_expect_line(test, cg, RDMACG_VAL_MAX,
+				"\nkunit_dup hca_handle=4 hca_object=max\n");
+	rdmacg_test_set(test, cg, "kunit_dup hca_handle=2");
+	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_max(cg, b, RDMACG_RESOURCE_HCA_HANDLE));
 }
 
 struct rdmacg_test_worker {
@@ -2341,6 +2423,7 @@ static struct kunit_case rdmacg_test_cases[] = {
 	KUNIT_CASE(rdmacg_test_pool_tree),
 	KUNIT_CASE(rdmacg_test_unregister_outstanding),
 	KUNIT_CASE(rdmacg_test_file_format),
+	KUNIT_CASE(rdmacg_test_index_key),
 	KUNIT_CASE(rdmacg_test_peak_refused),
 	KUNIT_CASE(rdmacg_test_multi_device),
 	KUNIT_CASE(rdmacg_test_peak_reset),
