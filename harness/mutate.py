@@ -135,6 +135,22 @@ MODEL_MUTATIONS = [
      "claimed, so that two pools share it and one has none"),
     ("ext-leak", "\tkfree(pool->ext);\n\tkfree(pool);\n", "\tkfree(pool);\n",
      "freeing a pool's ext with the pool: the fuzzer's leak check"),
+    ("key-index",
+     "\t\t\tseq_printf(seq, \" index=%u\", dev->index);\n\t\t\treturn;\n",
+     "\t\t\treturn;\n",
+     "the \" index=N\" of the key of a device whose name another registered "
+     "device has: the files show two lines of the same key"),
+    ("find-index",
+     "\t\tif (has_index) {\n\t\t\tif (dev->index == index)\n"
+     "\t\t\t\treturn dev;\n\t\t\tcontinue;\n\t\t}\n",
+     "",
+     "the lookup by index of a write's device: a name with an index is "
+     "refused as not unique, or set on a device of another index"),
+    ("not-unique",
+     "\t\tif (found)\n\t\t\treturn ERR_PTR(-ENOTUNIQ);\n",
+     "",
+     "refusing a name several devices share given without an index "
+     "(-ENOTUNIQ): the write sets the limit of the last one listed"),
 ]
 
 # Mutations of MUTATIONS that the model fuzzer must catch too: each breaks a

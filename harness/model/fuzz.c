@@ -41,16 +41,17 @@
 #define MAX_OPS		20000
 #define TEARDOWN_OPS	(NFD + NCHARGE + 2 * NCG + NSLOT + 2)
 #define SHOW_LEN	1024
+#define NOUTCOMES	5	/* 0, -EAGAIN, -ENODEV, -EINVAL, -ENOTUNIQ */
 
 /*
  * How an operation is written in a sequence file: its name, then its
- * fields: a, b (numbers), n (bytes), R (c, a resource), F (b, a file), G
- * (c, a file), t (the text, quoted).
+ * fields: a, b (numbers), n (bytes, or a device's index), R (c, a
+ * resource), F (b, a file), G (c, a file), t (the text, quoted).
  */
 static const struct {
 	const char *name, *fields;
 } op_text[NR_OPS] = {
-	[OP_REG] = { "reg", "at" },		[OP_REGNOID] = { "regnoid", "at" },
+	[OP_REG] = { "reg", "ant" },		[OP_REGNOID] = { "regnoid", "ant" },
 	[OP_UNREG] = { "unreg", "a" },		[OP_RENAME] = { "rename", "at" },
 	[OP_MKDIR] = { "mkdir", "ab" },		[OP_RMDIR] = { "rmdir", "a" },
 	[OP_FREE] = { "free", "a" },		[OP_MOVE] = { "move", "a" },
@@ -70,7 +71,7 @@ struct shared {
 	int nops;			/* generated so far */
 	int failed_at;			/* step that failed, or -1 */
 	long done[NR_OPS];		/* valid operations carried out */
-	long outcome[NR_OPS][4];	/* 0, -EAGAIN, -ENODEV, -EINVAL */
+	long outcome[NR_OPS][NOUTCOMES];	/* see outcome_index() */
 	long skipped;
 	struct op ops[MAX_OPS + TEARDOWN_OPS];
 };
@@ -266,18 +267,94 @@ static int charge_slot(const struct model_view *v)
 	return s < 0 || chance(8) ? pick(NSLOT) : s;
 }
 
-/* A name for a line of a write: an accounted device's mostly. */
-static const char *write_name(const struct model_view *v)
+/*
+ * A name for a device to register or rename to: now and then a registered
+ * device's, so that two share it (ib_core's names are unique in a network
+ * namespace only).
+ */
+static const char *device_name(const struct model_view *v)
 {
-	int s = slot_in(v, 1);
+	int s = slot_in(v, -1);
 
-	if (s >= 0 && chance(92))
-		return v->dev_name[s];
-	s = pick(NSLOT);
-	return v->dev_state[s] && chance(50) ? v->dev_name[s] : random_name();
+	return s >= 0 && chance(35) ? v->dev_name[s] : random_name();
+}
+
+/*
+ * ib_core's index of a new device: the next of a counter, as its
+ * xa_alloc_cyclic() gives them, now and then an old one again (valid only
+ * if no registered device has it) or one near U32_MAX.
+ */
+static unsigned int next_index;
+
+static unsigned long long device_index(void)
+{
+	if (chance(5))
+		return 0xffffffffULL - pick(2);
+	if (chance(10))
+		return pick(next_index + 1);
+	return next_index++;
 }
 
 #define append(op, ...) ((op)->len = textf((op)->text, TEXT_LEN, (op)->len, __VA_ARGS__))
+
+/*
+ * The name of a line of a write, an accounted device's mostly: the slot
+ * of the device whose name it is, or -1.
+ */
+static int write_name(struct op *op, const struct model_view *v)
+{
+	int s = slot_in(v, 1);
+
+	if (s < 0 || !chance(92)) {
+		s = pick(NSLOT);
+		if (!v->dev_state[s] || chance(50)) {
+			append(op, "%s", random_name());
+			return -1;
+		}
+	}
+	append(op, "%s", v->dev_name[s]);
+	return s;
+}
+
+/* Whether another accounted device than slot @s's has its name. */
+static bool shared_name(const struct model_view *v, int s)
+{
+	for (int o = 0; o < NSLOT; o++)
+		if (o != s && v->dev_state[o] == 1 &&
+		    !strcmp(v->dev_name[o], v->dev_name[s]))
+			return true;
+	return false;
+}
+
+static const char *blank(void);
+
+/*
+ * Maybe an "index=N" key for the device of slot @s (-1: a name no device
+ * has), mostly where its name is shared: its index mostly, else another
+ * device's (of the same name or not), an unused one or a malformed one.
+ */
+static void index_key(struct op *op, const struct model_view *v, int s)
+{
+	static const char *const odd[] = {
+		"", "-1", "0x1", "4294967296", "1a", "max", "08",
+	};
+	int o = pick(NSLOT);
+
+	if (!chance(s >= 0 && shared_name(v, s) ? 75 : 15))
+		return;
+	append(op, "%s", blank());
+	if (s >= 0 && chance(75))
+		append(op, chance(10) ? "index=0%u" : "index=%u", v->dev_index[s]);
+	else if (v->dev_state[o] && chance(50))
+		append(op, "index=%u", v->dev_index[o]);
+	else if (chance(60))
+		append(op, "index=%u", pick(next_index + 2));
+	else
+		append(op, "index=%s", odd[pick(ARRAY_LEN(odd))]);
+	/* Given twice: -EINVAL. */
+	if (chance(3))
+		append(op, "%sindex=%u", blank(), s >= 0 ? v->dev_index[s] : 1);
+}
 
 static const char *blank(void)
 {
@@ -303,12 +380,13 @@ static void count_value(struct op *op)
 
 static void max_line(struct op *op, const struct model_view *v)
 {
-	int order = pick(4);
+	int order = pick(4), s = write_name(op, v), where = pick(3);
 
-	append(op, "%s", write_name(v));
 	for (int i = 0; i < 2; i++) {
 		int r = (order & 1) ? 1 - i : i;
 
+		if (i == where)
+			index_key(op, v, s);
 		if (order & 2 && i == 1 && chance(50))
 			break;
 		append(op, "%s", blank());
@@ -319,6 +397,8 @@ static void max_line(struct op *op, const struct model_view *v)
 		append(op, "%s=", res_keys[chance(3) ? 1 - r : r]);
 		count_value(op);
 	}
+	if (where == 2)
+		index_key(op, v, s);
 }
 
 static void bytes_line(struct op *op, const struct model_view *v)
@@ -328,14 +408,20 @@ static void bytes_line(struct op *op, const struct model_view *v)
 		"max", "0", "6000", "18446744073709551615", "18446744073709551616",
 		"16777216T", "1.5M", "-1", "4096 4096", "K", "0x1000",
 	};
+	int s = write_name(op, v);
+	bool after = chance(30);
 
-	append(op, "%s%s", write_name(v), blank());
+	if (!after)
+		index_key(op, v, s);
+	append(op, "%s", blank());
 	if (chance(55))
 		append(op, "%d", 4096 * pick(17));
 	else if (chance(60))
 		append(op, "%d%s", pick(65), sfx[pick(ARRAY_LEN(sfx))]);
 	else
 		append(op, "%s", odd[pick(ARRAY_LEN(odd))]);
+	if (after)
+		index_key(op, v, s);
 }
 
 /* The text of a write of limits: lines, blanks, a repeated device. */
@@ -431,7 +517,9 @@ static bool gen_kind(struct op *op, int kind, const struct model_view *v)
 	case OP_REGNOID:
 	case OP_RENAME:
 		op->a = pick(NSLOT);
-		name = random_name();
+		if (kind != OP_RENAME)
+			op->n = device_index();
+		name = device_name(v);
 		op->len = strlen(name);
 		memcpy(op->text, name, op->len + 1);
 		break;
@@ -665,6 +753,8 @@ static int outcome_index(long ret)
 		return 2;
 	case -EINVAL:
 		return 3;
+	case -ENOTUNIQ:
+		return 4;
 	}
 	return 0;
 }
@@ -706,6 +796,7 @@ static int run(int n, bool generate)
 
 	model_reset();
 	sut_init();
+	next_index = 1;
 	sh->failed_at = -1;
 	for (i = 0; i < n + TEARDOWN_OPS; i++) {
 		step_no = i;
@@ -884,8 +975,8 @@ static int replay(const char *path)
 
 static void print_coverage(void)
 {
-	static const char *const outcome_names[4] = {
-		"ok", "EAGAIN", "ENODEV", "EINVAL"
+	static const char *const outcome_names[NOUTCOMES] = {
+		"ok", "EAGAIN", "ENODEV", "EINVAL", "ENOTUNIQ"
 	};
 
 	printf("model: operations covered:");
@@ -894,10 +985,10 @@ static void print_coverage(void)
 		       k + 1 < NR_OPS ? "," : "\n");
 	printf("model: outcomes:");
 	for (int k = 0; k < NR_OPS; k++) {
-		if (!sh->outcome[k][1] && !sh->outcome[k][2] && !sh->outcome[k][3])
+		if (sh->outcome[k][0] == sh->done[k])
 			continue;
 		printf(" %s", op_text[k].name);
-		for (int o = 0; o < 4; o++)
+		for (int o = 0; o < NOUTCOMES; o++)
 			if (sh->outcome[k][o])
 				printf(" %s=%ld", outcome_names[o], sh->outcome[k][o]);
 		printf(";");
@@ -910,7 +1001,7 @@ int main(int argc, char **argv)
 	long seconds = 60, nops = 3000, total = 0, totals[NR_OPS] = { 0 };
 	long target = 0;		/* -N: stop at this many operations */
 	time_t progress;
-	long outcomes[NR_OPS][4] = { { 0 } };
+	long outcomes[NR_OPS][NOUTCOMES] = { { 0 } };
 	const char *dir = "build/model";
 	unsigned long seed = 0, seeds = 0, failures = 0;
 	time_t start = time(NULL);
@@ -969,7 +1060,7 @@ int main(int argc, char **argv)
 		for (int k = 0; k < NR_OPS; k++) {
 			totals[k] += sh->done[k];
 			total += sh->done[k];
-			for (int o = 0; o < 4; o++)
+			for (int o = 0; o < NOUTCOMES; o++)
 				outcomes[k][o] += sh->outcome[k][o];
 		}
 		if (failed) {

@@ -17,15 +17,21 @@
  * - A device not registered: -ENODEV. One the controller could not give an
  *   id: every charge succeeds, nothing is counted, it appears in no file.
  * - Every file lists every accounted device, in registration order, renamed
- *   devices under their new name; a device unregistered loses every limit,
- *   count, peak and event, in every cgroup, and charges made on it are
- *   forgotten (their uncharge only drops the reference).
- * - Limits: rdma.max takes "DEV [hca_handle=V] [hca_object=V]" per line,
- *   V "max" or 0..2147483647 (which also means no limit); rdma.mr_mem.max
- *   "DEV BYTES" with K, M, G, T suffixes, rounded down to a whole page.
- *   Lines of blanks only are skipped, no line at all or a malformed line
- *   or a device named twice is -EINVAL, a device not accounted -ENODEV, and
- *   a failed write changes nothing.
+ *   devices under their new name, followed by " index=N" (the index its
+ *   owner gave it) when another accounted device has the same name; a
+ *   device unregistered loses every limit, count, peak and event, in every
+ *   cgroup, and charges made on it are forgotten (their uncharge only drops
+ *   the reference).
+ * - Limits: rdma.max takes "DEV [index=N] [hca_handle=V] [hca_object=V]"
+ *   per device, V "max" or 0..2147483647 (which also means no limit);
+ *   rdma.mr_mem.max "DEV [index=N] BYTES" with K, M, G, T suffixes, rounded
+ *   down to a whole page (the grammar is the parser model's). A malformed
+ *   write is -EINVAL; then the devices are looked up in the order given,
+ *   the first failure counting: a name with an index names the accounted
+ *   device of that name and index, -ENODEV if none; a name without one
+ *   names the accounted device of that name, -ENOTUNIQ if several have it,
+ *   -ENODEV if none; a device named by an earlier line again is -EINVAL.
+ *   A failed write changes nothing.
  * - Peaks: the highest usage since the device was registered (a pool made
  *   later has seen no usage before), as a file never written sees it; a
  *   write of one byte or more to an open peak file resets the peaks that
@@ -55,6 +61,7 @@ struct mdev {
 	int state;			/* 0 unregistered, 1 accounted, 2 not */
 	unsigned int gen;		/* registrations so far */
 	unsigned long order;		/* when it was registered */
+	unsigned int index;		/* its owner's, unique among registered */
 	char name[NAME_LEN];
 };
 
@@ -155,24 +162,42 @@ static bool cg_has_files(int c)
 	return c > 0 && cg_online(c);
 }
 
-static bool name_taken(const char *name, int except)
+/*
+ * Whether another accounted device than the one of slot @s has its name:
+ * its key in the files then shows its index too.
+ */
+static bool name_shared(int s)
 {
-	for (int s = 0; s < NSLOT; s++)
-		if (s != except && dev[s].state && !strcmp(dev[s].name, name))
+	for (int o = 0; o < NSLOT; o++)
+		if (o != s && dev[o].state == 1 && !strcmp(dev[o].name, dev[s].name))
 			return true;
 	return false;
 }
 
 static bool name_ok(const struct op *op)
 {
-	/* ib_core names: printable, no blanks, unique among devices. */
+	/*
+	 * ib_core names: printable, no blanks; unique in a network namespace
+	 * only, so that two registered devices may share one.
+	 */
 	if (op->len < 1 || op->len >= NAME_LEN ||
 	    strlen(op->text) != (size_t)op->len)
 		return false;
 	for (int i = 0; i < op->len; i++)
 		if (op->text[i] <= ' ' || op->text[i] > '~')
 			return false;
-	return !name_taken(op->text, op->a);
+	return true;
+}
+
+/* ib_core's device indexes: no two registered devices share one. */
+static bool index_ok(const struct op *op)
+{
+	if (op->n > 0xffffffffULL)
+		return false;
+	for (int s = 0; s < NSLOT; s++)
+		if (s != op->a && dev[s].state && dev[s].index == op->n)
+			return false;
+	return true;
 }
 
 static bool charge_free_id(int h)
@@ -194,7 +219,8 @@ bool model_valid(const struct op *op)
 	switch (op->kind) {
 	case OP_REG:
 	case OP_REGNOID:
-		return id_ok(op->a, NSLOT) && !dev[op->a].state && name_ok(op);
+		return id_ok(op->a, NSLOT) && !dev[op->a].state && name_ok(op) &&
+		       index_ok(op);
 	case OP_UNREG:
 		return id_ok(op->a, NSLOT) && dev[op->a].state;
 	case OP_RENAME:
@@ -450,87 +476,83 @@ bool model_log_ok(const char *log)
 /* --- limit writes -------------------------------------------------------- */
 
 struct mline {
-	int slot;			/* -1: no accounted device of that name */
+	int slot;			/* the device it names */
 	const char *dev;
 	size_t dev_len;
+	bool has_index;
+	unsigned int index;
 	int mask;			/* rdma.max: the keys given */
 	unsigned long long value[NRES];
 };
 
-static int find_accounted(const char *name, size_t len)
+/*
+ * The slot of the accounted device a line names: by name, and by index too
+ * if it gives one; -ENODEV, or -ENOTUNIQ for a name several devices share
+ * given without an index.
+ */
+static int find_accounted(const struct mline *l)
 {
-	for (int s = 0; s < NSLOT; s++)
-		if (dev[s].state == 1 && strlen(dev[s].name) == len &&
-		    !memcmp(dev[s].name, name, len))
-			return s;
-	return -1;
-}
+	int found = -ENODEV;
 
-static bool blank_line(const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (s[i] != ' ' && s[i] != '\t')
-			return false;
-	return true;
-}
-
-/* One line, by the parser model of harness/fuzz/model.c; 0 or -EINVAL. */
-static int parse_line(int file, const char *s, size_t len, struct mline *l)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	struct model_result m;
-	struct model_bytes b;
-
-	memset(l, 0, sizeof(*l));
-	if (file == F_MAX) {
-		model_parse(u, len, &m);
-		if (m.err)
-			return -EINVAL;
-		l->dev = s + m.dev_off;
-		l->dev_len = m.dev_len;
-		l->mask = m.mask;
-		l->value[RES_HANDLE] = m.value[0];
-		l->value[RES_OBJECT] = m.value[1];
-	} else {
-		model_parse_bytes(u, len, &b);
-		if (b.err)
-			return -EINVAL;
-		l->dev = s + b.dev_off;
-		l->dev_len = b.dev_len;
-		l->mask = 1 << RES_MR;
-		/* Pinned in whole pages: the limit is rounded down to one. */
-		l->value[RES_MR] = b.value == BYTES_MAX ? b.value :
-				   b.value / PAGE * PAGE;
+	for (int s = 0; s < NSLOT; s++) {
+		if (dev[s].state != 1 || strlen(dev[s].name) != l->dev_len ||
+		    memcmp(dev[s].name, l->dev, l->dev_len))
+			continue;
+		if (l->has_index) {
+			if (dev[s].index == l->index)
+				return s;
+		} else if (found >= 0) {
+			return -ENOTUNIQ;
+		} else {
+			found = s;
+		}
 	}
-	l->slot = find_accounted(l->dev, l->dev_len);
-	return 0;
+	return found;
 }
 
-/* Parse a write into @lines: the number of lines, or -EINVAL/-ENODEV. */
+/*
+ * Parse a write into @lines, one a device, by the parser model of
+ * harness/fuzz/model.c (which has the grammar and the multi-device rule),
+ * then find their devices in order: the number of devices, or
+ * -EINVAL/-ENODEV/-ENOTUNIQ.
+ */
 static int parse_write(const struct op *op, struct mline *lines, int max)
 {
-	const char *s = op->text, *end = op->text + op->len, *nl;
-	int n = 0, i, j;
+	const unsigned char *u = (const unsigned char *)op->text;
+	struct model_entry e[TEXT_LEN];
+	int n, i, j;
 
-	for (; s < end; s = nl + 1) {
-		nl = memchr(s, '\n', end - s);
-		if (!nl)
-			nl = end;
-		if (blank_line(s, nl - s))
-			continue;
-		if (n == max || parse_line(op->b, s, nl - s, &lines[n]))
-			return -EINVAL;
-		for (j = 0; j < n; j++)
-			if (lines[j].dev_len == lines[n].dev_len &&
-			    !memcmp(lines[j].dev, lines[n].dev, lines[n].dev_len))
-				return -EINVAL;
-		n++;
-	}
-	if (!n)
+	n = model_parse_write(u, op->len, op->b != F_MAX, e, TEXT_LEN);
+	if (n < 0 || n > max)
 		return -EINVAL;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		struct mline *l = &lines[i];
+
+		memset(l, 0, sizeof(*l));
+		l->dev = op->text + e[i].dev_off;
+		l->dev_len = e[i].dev_len;
+		l->has_index = e[i].has_index;
+		l->index = e[i].index;
+		if (op->b == F_MAX) {
+			l->mask = e[i].mask;
+			l->value[RES_HANDLE] = e[i].value[0];
+			l->value[RES_OBJECT] = e[i].value[1];
+		} else {
+			l->mask = 1 << RES_MR;
+			/* Pinned in whole pages: the limit is rounded down to one. */
+			l->value[RES_MR] = e[i].bytes == BYTES_MAX ? e[i].bytes :
+					   e[i].bytes / PAGE * PAGE;
+		}
+	}
+	/* Every line parsed before any device is looked up. */
+	for (i = 0; i < n; i++) {
+		lines[i].slot = find_accounted(&lines[i]);
 		if (lines[i].slot < 0)
-			return -ENODEV;
+			return lines[i].slot;
+		for (j = 0; j < i; j++)
+			if (lines[j].slot == lines[i].slot)
+				return -EINVAL;
+	}
 	return n;
 }
 
@@ -593,6 +615,7 @@ static struct result apply(const struct op *op)
 		d->state = op->kind == OP_REG ? 1 : 2;
 		d->gen++;
 		d->order = ++orders;
+		d->index = op->n;
 		memcpy(d->name, op->text, op->len + 1);	/* checked */
 		forget_device(op->a);
 		break;
@@ -720,6 +743,8 @@ static void show_line(struct out *o, int c, int s, int file, int fd)
 	int r;
 
 	add(o, "%s", dev[s].name);
+	if (name_shared(s))
+		add(o, " index=%u", dev[s].index);
 	if (file == F_EVENTS || file == F_EVENTS_LOCAL) {
 		for (r = 0; r < NRES; r++) {
 			ev = cgs[c].pool[s].ev[r];
@@ -814,6 +839,7 @@ void model_view(struct model_view *v)
 	}
 	for (int s = 0; s < NSLOT; s++) {
 		v->dev_state[s] = dev[s].state;
+		v->dev_index[s] = dev[s].index;
 		memcpy(v->dev_name[s], dev[s].name, NAME_LEN);
 	}
 	for (int h = 0; h < NCHARGE; h++) {

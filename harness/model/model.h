@@ -37,7 +37,7 @@ enum file_id {
 extern const char *const file_names[NFILES];
 
 enum op_kind {
-	OP_REG,		/* a=slot text=name: register a device */
+	OP_REG,		/* a=slot n=index text=name: register a device */
 	OP_REGNOID,	/* as OP_REG, but the id allocation fails */
 	OP_UNREG,	/* a=slot */
 	OP_RENAME,	/* a=slot text=new name */
@@ -94,6 +94,7 @@ struct model_view {
 	int depth[NCG];
 	int dev_state[NSLOT];		/* 0 unregistered, 1 accounted, 2 not */
 	char dev_name[NSLOT][NAME_LEN];
+	unsigned int dev_index[NSLOT];
 	bool charge_used[NCHARGE];
 	int charge_kind[NCHARGE];	/* OP_CHARGE, OP_OBJ, OP_MR */
 	int charge_res[NCHARGE];

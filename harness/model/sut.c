@@ -94,7 +94,7 @@ void sut_init(void)
 
 /* --- devices ---------------------------------------------------------------- */
 
-static void dev_register(int s, const char *name, bool noid)
+static void dev_register(int s, const char *name, u32 index, bool noid)
 {
 	struct sdev *d = slots[s];
 
@@ -106,6 +106,8 @@ static void dev_register(int s, const char *name, bool noid)
 	}
 	snprintf(d->name, sizeof(d->name), "%s", name);
 	d->dev.name = d->name;
+	/* ib_core's index, unique among registered devices: the op's. */
+	d->dev.index = index;
 	kshim_ida_fail = noid;
 	rdmacg_register_device(&d->dev);
 	kshim_ida_fail = false;
@@ -299,7 +301,7 @@ struct result sut_apply(const struct op *op)
 	switch (op->kind) {
 	case OP_REG:
 	case OP_REGNOID:
-		dev_register(op->a, op->text, op->kind == OP_REGNOID);
+		dev_register(op->a, op->text, op->n, op->kind == OP_REGNOID);
 		break;
 	case OP_UNREG:
 		rdmacg_unregister_device(&slots[op->a]->dev);

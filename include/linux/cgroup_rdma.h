@@ -98,19 +98,24 @@ enum rdmacg_device_state {
  *	an uncharge
  * @name: name shown in and matched against the interface files; set by
  *	the owner before registration
+ * @index: a number no other registered device has, which tells devices of
+ *	the same name apart (in different network namespaces): the files
+ *	show it after the name of such a device, and writes name it with
+ *	"index=N"; set by the owner before registration
  * @id: which slot of each &struct rdma_cgroup holds this device's pool
  * @state: an &enum rdmacg_device_state; zero, %RDMACG_DEV_UNREGISTERED, in
  *	a zeroed struct. Set under rdmacg_registry_mutex (and @pools_lock
  *	when it leaves %RDMACG_DEV_ACCOUNTED); lockless readers load it with
  *	acquire in the RCU read-side critical section that uses @id
  *
- * Everything but @name belongs to the controller.
+ * Everything but @name and @index belongs to the controller.
  */
 struct rdmacg_device {
 	struct list_head	dev_node;
 	struct list_head	pools;
 	struct mutex		pools_lock;	/* guards @pools and @state */
 	char			*name;
+	u32			index;
 	u32			id;
 	enum rdmacg_device_state state;
 };

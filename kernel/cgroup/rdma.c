@@ -1497,42 +1497,74 @@ void rdmacg_unregister_device(struct rdmacg_device *dev)
 }
 EXPORT_SYMBOL(rdmacg_unregister_device);
 
-/* Context: Under rdmacg_registry_mutex. */
-static struct rdmacg_device *rdmacg_device_find(const char *name, size_t len)
+/**
+ * rdmacg_device_find() - the registered device a line of a write names
+ * @name: the device name, not NUL-terminated
+ * @len: its length
+ * @has_index: whether the line gave "index=N" as well
+ * @index: N
+ *
+ * Context: Under rdmacg_registry_mutex.
+ * Return: the device; ERR_PTR(-ENODEV) if none matches; ERR_PTR(-ENOTUNIQ)
+ * if several devices have the name and the line gave no index.
+ */
+static struct rdmacg_device *rdmacg_device_find(const char *name, size_t len,
+						bool has_index, u32 index)
 {
-	struct rdmacg_device *dev;
+	struct rdmacg_device *dev, *found = NULL;
 
 	lockdep_assert_held(&rdmacg_registry_mutex);
-	list_for_each_entry(dev, &rdmacg_registry, dev_node)
-		if (strlen(dev->name) == len && !memcmp(dev->name, name, len))
-			return dev;
-	return NULL;
+	list_for_each_entry(dev, &rdmacg_registry, dev_node) {
+		if (strlen(dev->name) != len || memcmp(dev->name, name, len))
+			continue;
+		if (has_index) {
+			if (dev->index == index)
+				return dev;
+			continue;
+		}
+		if (found)
+			return ERR_PTR(-ENOTUNIQ);
+		found = dev;
+	}
+	return found ?: ERR_PTR(-ENODEV);
+}
+
+/*
+ * Print the key of @dev's line in every file: its name, followed by
+ * " index=N" when another registered device has the same name.
+ */
+static void rdmacg_print_key(struct seq_file *seq, struct rdmacg_device *dev)
+{
+	struct rdmacg_device *other;
+
+	lockdep_assert_held(&rdmacg_registry_mutex);
+	seq_puts(seq, dev->name);
+	list_for_each_entry(other, &rdmacg_registry, dev_node) {
+		if (other != dev && !strcmp(other->name, dev->name)) {
+			seq_printf(seq, " index=%u", dev->index);
+			return;
+		}
+	}
 }
 
 /**
- * rdmacg_pool_to_limit() - the pool of @cg for the device named in a write
+ * rdmacg_pool_to_limit() - the pool of @cg for a device named in a write
  * @cg: a non-root cgroup the caller keeps alive
- * @name: the device name, not NUL-terminated
- * @len: its length
+ * @dev: the device, found by rdmacg_device_find()
  * @ext: whether the pool needs its ext (to limit pinned memory)
  *
  * Context: Process context, under rdmacg_registry_mutex, which keeps the
  * pool valid; may sleep.
- * Return: the pool, created if needed; ERR_PTR(-ENODEV) if no registered
- * device has that name; ERR_PTR(-ENOMEM).
+ * Return: the pool, created if needed; ERR_PTR(-ENOMEM).
  */
 static struct rdmacg_pool *rdmacg_pool_to_limit(struct rdma_cgroup *cg,
-						const char *name, size_t len,
+						struct rdmacg_device *dev,
 						bool ext)
 {
-	struct rdmacg_device *dev;
 	struct rdmacg_pool *pool;
 	int ret = 0;
 
 	lockdep_assert_held(&rdmacg_registry_mutex);
-	dev = rdmacg_device_find(name, len);
-	if (!dev)
-		return ERR_PTR(-ENODEV);
 	mutex_lock(&dev->pools_lock);
 	pool = rdmacg_pool_ensure(cg, dev);
 	if (ext && !IS_ERR(pool))
@@ -1561,13 +1593,15 @@ static void rdmacg_set_limit(struct rdmacg_pool *pool,
  * struct rdmacg_limit_line - one line of a write of limits
  * @max: the line parsed, for rdma.max
  * @bytes: the line parsed, for rdma.mr_mem.max
- * @pool: the pool to set, found once every line parsed
+ * @device: the device it names, found once every line parsed
+ * @pool: the pool to set, found with the device
  */
 struct rdmacg_limit_line {
 	union {
 		struct rdmacg_max_req	max;
 		struct rdmacg_bytes_req	bytes;
 	};
+	struct rdmacg_device	*device;
 	struct rdmacg_pool	*pool;
 };
 
@@ -1575,13 +1609,41 @@ struct rdmacg_limit_line {
 static_assert(offsetof(struct rdmacg_max_req, dev) ==
 	      offsetof(struct rdmacg_bytes_req, dev) &&
 	      offsetof(struct rdmacg_max_req, dev_len) ==
-	      offsetof(struct rdmacg_bytes_req, dev_len));
+	      offsetof(struct rdmacg_bytes_req, dev_len) &&
+	      offsetof(struct rdmacg_max_req, has_index) ==
+	      offsetof(struct rdmacg_bytes_req, has_index) &&
+	      offsetof(struct rdmacg_max_req, index) ==
+	      offsetof(struct rdmacg_bytes_req, index));
 
-static bool rdmacg_limit_same_dev(const struct rdmacg_limit_line *a,
-				  const struct rdmacg_limit_line *b)
+/**
+ * rdmacg_limit_find() - find the device and the pool of a parsed line
+ * @cg: a non-root cgroup the caller keeps alive
+ * @lines: the lines of the write
+ * @i: the line
+ * @bytes: whether it is rdma.mr_mem.max
+ *
+ * Context: Process context, under rdmacg_registry_mutex; may sleep.
+ * Return: 0; -ENODEV or -ENOTUNIQ (see rdmacg_device_find()); -EINVAL if
+ * an earlier line named the same device; -ENOMEM.
+ */
+static int rdmacg_limit_find(struct rdma_cgroup *cg,
+			     struct rdmacg_limit_line *lines, int i, bool bytes)
 {
-	return a->max.dev_len == b->max.dev_len &&
-	       !memcmp(a->max.dev, b->max.dev, a->max.dev_len);
+	struct rdmacg_limit_line *l = &lines[i];
+	int j;
+
+	l->device = rdmacg_device_find(l->max.dev, l->max.dev_len,
+				       l->max.has_index, l->max.index);
+	if (IS_ERR(l->device))
+		return PTR_ERR(l->device);
+	for (j = 0; j < i; j++)
+		if (lines[j].device == l->device)
+			return -EINVAL;
+	/* A line that sets nothing needs the device, not a pool. */
+	if (!bytes && !l->max.mask)
+		return 0;
+	l->pool = rdmacg_pool_to_limit(cg, l->device, bytes);
+	return PTR_ERR_OR_ZERO(l->pool);
 }
 
 /*
@@ -1591,6 +1653,16 @@ static bool rdmacg_limit_same_dev(const struct rdmacg_limit_line *a,
  */
 #define RDMACG_LINES_ON_STACK	4
 
+/* Parse the next line of @cur into @l: see rdmacg_next_max(). */
+static int rdmacg_next_limit(struct rdmacg_cursor *cur, bool bytes,
+			     struct rdmacg_limit_line *l)
+{
+	l->device = NULL;
+	l->pool = NULL;
+	return bytes ? rdmacg_next_bytes(cur, &l->bytes) :
+		       rdmacg_next_max(cur, &l->max);
+}
+
 /**
  * rdmacg_parse_limits() - parse a write of rdma.max or rdma.mr_mem.max
  * @buf: the text written
@@ -1599,46 +1671,33 @@ static bool rdmacg_limit_same_dev(const struct rdmacg_limit_line *a,
  * @stack: room for %RDMACG_LINES_ON_STACK lines
  * @nr: set to the number of lines
  *
- * Each line that holds more than blanks sets the limits of one device;
- * a device may be named on one line only.
+ * Each device named, with its limits, is a line (see rdma_parse.h).
  *
  * Context: Process context; may sleep.
  * Return: the lines, @stack or memory to be freed with kfree();
- * ERR_PTR(-EINVAL) if there is none, or one is malformed, or a device is
- * named twice; ERR_PTR(-ENOMEM).
+ * ERR_PTR(-EINVAL) if one is malformed; ERR_PTR(-ENOMEM).
  */
 static struct rdmacg_limit_line *
 rdmacg_parse_limits(const char *buf, size_t len, bool bytes,
 		    struct rdmacg_limit_line *stack, int *nr)
 {
-	const char *pos = buf, *end = buf + len, *line;
-	struct rdmacg_limit_line *lines = stack;
-	size_t line_len;
-	int n = 0, i, j, ret = 0;
+	struct rdmacg_limit_line *lines = stack, scratch;
+	struct rdmacg_cursor cur;
+	int n = 0, i, ret;
 
-	while (rdmacg_next_line(&pos, end, &line_len))
+	rdmacg_cursor_init(&cur, buf, len);
+	while ((ret = rdmacg_next_limit(&cur, bytes, &scratch)) > 0)
 		n++;
-	if (!n)
-		return ERR_PTR(-EINVAL);
+	if (ret)
+		return ERR_PTR(ret);
 	if (n > RDMACG_LINES_ON_STACK) {
 		lines = kcalloc(n, sizeof(*lines), GFP_KERNEL);
 		if (!lines)
 			return ERR_PTR(-ENOMEM);
 	}
-	for (pos = buf, i = 0; !ret && i < n; i++) {
-		line = rdmacg_next_line(&pos, end, &line_len);
-		lines[i].pool = NULL;
-		ret = bytes ? rdmacg_parse_bytes(line, line_len, &lines[i].bytes) :
-			rdmacg_parse_max(line, line_len, &lines[i].max);
-		for (j = 0; !ret && j < i; j++)
-			if (rdmacg_limit_same_dev(&lines[i], &lines[j]))
-				ret = -EINVAL;
-	}
-	if (ret) {
-		if (lines != stack)
-			kfree(lines);
-		return ERR_PTR(ret);
-	}
+	rdmacg_cursor_init(&cur, buf, len);
+	for (i = 0; i < n; i++)
+		rdmacg_next_limit(&cur, bytes, &lines[i]);
 	*nr = n;
 	return lines;
 }
@@ -1665,8 +1724,9 @@ static u64 rdmacg_mr_mem_limit(u64 bytes)
  * none. Pools made for the write stay if it fails; they hold no limit.
  *
  * Context: Process context; may sleep. Takes rdmacg_registry_mutex.
- * Return: 0; -EINVAL for malformed text; -ENODEV if a device is not
- * registered; -ENOMEM.
+ * Return: 0; -EINVAL for malformed text or a device named twice; -ENODEV
+ * if a device is not registered; -ENOTUNIQ if a name without an index
+ * matches several; -ENOMEM.
  */
 static int rdmacg_set_limits(struct rdma_cgroup *cg, const char *buf,
 			     size_t len, bool bytes)
@@ -1679,20 +1739,12 @@ static int rdmacg_set_limits(struct rdma_cgroup *cg, const char *buf,
 		return PTR_ERR(lines);
 
 	mutex_lock(&rdmacg_registry_mutex);
+	for (i = 0; !ret && i < nr; i++)
+		ret = rdmacg_limit_find(cg, lines, i, bytes);
 	for (i = 0; !ret && i < nr; i++) {
 		l = &lines[i];
-		if (!bytes && !l->max.mask) {
-			/* Nothing to set; the device must exist all the same. */
-			if (!rdmacg_device_find(l->max.dev, l->max.dev_len))
-				ret = -ENODEV;
+		if (!bytes && !l->max.mask)
 			continue;
-		}
-		l->pool = rdmacg_pool_to_limit(cg, l->max.dev, l->max.dev_len,
-					       bytes);
-		ret = PTR_ERR_OR_ZERO(l->pool);
-	}
-	for (i = 0; !ret && i < nr; i++) {
-		l = &lines[i];
 		if (bytes) {
 			rdmacg_set_limit(l->pool, RDMACG_RESOURCE_MR_MEM,
 					 rdmacg_mr_mem_limit(l->bytes.value));
@@ -1963,7 +2015,7 @@ static void rdmacg_print_values(struct seq_file *seq, struct rdma_cgroup *cg,
 	mutex_lock(&rdmacg_registry_mutex);
 	list_for_each_entry(dev, &rdmacg_registry, dev_node) {
 		pool = rdmacg_pool_lookup_locked(cg, dev);
-		seq_puts(seq, dev->name);
+		rdmacg_print_key(seq, dev);
 		if (private & RDMACG_FILE_MR_MEM) {
 			rdmacg_print_value(seq, cg, pool, RDMACG_RESOURCE_MR_MEM,
 					   what, NULL, ofp);
@@ -1997,7 +2049,7 @@ static void rdmacg_print_events(struct seq_file *seq, struct rdma_cgroup *cg,
 		pool = rdmacg_pool_lookup_locked(cg, dev);
 		/* Pairs with the release in rdmacg_ext_ensure(). */
 		ext = pool ? smp_load_acquire(&pool->ext) : NULL;
-		seq_puts(seq, dev->name);
+		rdmacg_print_key(seq, dev);
 		for (i = 0; i < RDMACG_RESOURCE_MAX; i++) {
 			/* Hits before failures: see rdmacg_events_add(). */
 			hit = ext ? atomic64_read_acquire(&ext->events[i][hit_ev]) : 0;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * RDMA cgroup controller: parsing of rdma.max and rdma.mr_mem.max writes
- * (see rdma_parse.h).
+ * (see the grammar in rdma_parse.h).
  */
 
 #include <linux/bits.h>
@@ -16,208 +16,385 @@ const char *const rdmacg_names[RDMACG_RESOURCE_MAX] = {
 	[RDMACG_RESOURCE_MR_MEM]	= "mr_mem",
 };
 
-static bool rdmacg_is_blank(char c)
+/*
+ * A number argument of 24 bytes or more is refused whatever it spells, as
+ * upstream refuses it (lib/parser.c copies it into a buffer of that size).
+ */
+#define RDMACG_NUM_LEN_LIMIT	24
+
+/* The key that every device may be given in either file. */
+#define RDMACG_INDEX_KEY	"index="
+
+/*
+ * The bytes that the kernel's isspace() takes for whitespace, which a
+ * write loses at both ends: \t, \n, \v, \f, \r, space and 0xa0. Spelt out
+ * so that user space builds the parser with the same set.
+ */
+static bool rdmacg_is_space(unsigned char c)
 {
-	return c == ' ' || c == '\t';
+	return (c >= '\t' && c <= '\r') || c == ' ' || c == 0xa0;
+}
+
+/* The bytes that separate the tokens after the device name. */
+static bool rdmacg_is_sep(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* The value of hex digit @c, or 16 if it is none. */
+static unsigned int rdmacg_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+		return (c | 0x20) - 'a' + 10;
+	return 16;
 }
 
 /*
- * Return the next token in [*pos, end) and its length in *len, and move
- * *pos past it; NULL when only blanks are left.
+ * Read an unsigned number in C notation from [*s, end): "0x" or "0X" and
+ * at least one hex digit, else "0" and octal digits, else decimal digits.
+ * *s is moved past the digits, which may be none; *value is the number, or
+ * U64_MAX once it overflows. Return: whether it overflowed.
  */
-static const char *rdmacg_next_token(const char **pos, const char *end,
-				     size_t *len)
+static bool rdmacg_scan_number(const char **s, const char *end, u64 *value)
 {
-	const char *s = *pos, *t;
+	const char *p = *s;
+	unsigned int base = 10, digit;
+	bool overflow = false;
+	u64 v = 0;
 
-	while (s < end && rdmacg_is_blank(*s))
-		s++;
-	if (s == end)
-		return NULL;
-	for (t = s; t < end && !rdmacg_is_blank(*t); t++)
-		;
-	*pos = t;
-	*len = t - s;
-	return s;
+	if (p < end && *p == '0') {
+		base = 8;
+		if (end - p > 2 && (p[1] | 0x20) == 'x' && rdmacg_digit(p[2]) < 16) {
+			base = 16;
+			p += 2;
+		}
+	}
+	for (; p < end && (digit = rdmacg_digit(*p)) < base; p++) {
+		if (overflow || v > (U64_MAX - digit) / base) {
+			overflow = true;
+			v = U64_MAX;
+			continue;
+		}
+		v = v * base + digit;
+	}
+	*s = p;
+	*value = v;
+	return overflow;
 }
 
-/* Accept "max", or a decimal number from 0 to RDMACG_MAX in digits only. */
-static bool rdmacg_parse_value(const char *s, size_t len, int *value)
+/*
+ * Read the value of "hca_handle=" or "hca_object=" from [s, end) as
+ * upstream does: "max", or a number of at most %RDMACG_NUM_LEN_LIMIT - 1
+ * bytes, an optional '-' and then C notation, whose 64 bits, negated after
+ * a '-' and taken as a long, lie in 0..INT_MAX (see rdma_parse.h).
+ */
+static bool rdmacg_parse_count(const char *s, const char *end, int *value)
 {
-	int v = 0, digit;
-	size_t i;
+	bool neg = s < end && *s == '-';
+	const char *p = s + neg;
+	unsigned long bits;
+	long v;
+	u64 n;
 
-	if (len == 3 && !memcmp(s, "max", 3)) {
+	if (end - s == 3 && !memcmp(s, "max", 3)) {
 		*value = RDMACG_MAX;
 		return true;
 	}
-	for (i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		digit = s[i] - '0';
-		if (v > (RDMACG_MAX - digit) / 10)
-			return false;
-		v = v * 10 + digit;
-	}
+	if (end - s >= RDMACG_NUM_LEN_LIMIT)
+		return false;
+	rdmacg_scan_number(&p, end, &n);
+	/* A lone '-' reads as 0; without it, at least one digit is needed. */
+	if (p != end || p == s)
+		return false;
+	bits = n;
+	if (neg)
+		bits = -bits;
+	v = bits;
+	if (v < 0 || v > INT_MAX)
+		return false;
 	*value = v;
-	return len > 0;
-}
-
-/*
- * The resource of rdma.max named by s[0..len), or RDMACG_RESOURCE_MAX if
- * none is.
- */
-static enum rdmacg_resource_type rdmacg_parse_key(const char *s, size_t len)
-{
-	enum rdmacg_resource_type type;
-
-	for (type = 0; type < RDMACG_NR_COUNTS; type++)
-		if (strlen(rdmacg_names[type]) == len &&
-		    !memcmp(s, rdmacg_names[type], len))
-			return type;
-	return RDMACG_RESOURCE_MAX;
-}
-
-/* Parse one "KEY=VALUE" token into @req, refusing a key seen before. */
-static bool rdmacg_parse_setting(const char *tok, size_t len,
-				 struct rdmacg_max_req *req)
-{
-	const char *eq = memchr(tok, '=', len);
-	enum rdmacg_resource_type type;
-
-	if (!eq)
-		return false;
-	type = rdmacg_parse_key(tok, eq - tok);
-	if (type == RDMACG_RESOURCE_MAX || (req->mask & BIT(type)))
-		return false;
-	if (!rdmacg_parse_value(eq + 1, tok + len - eq - 1, &req->value[type]))
-		return false;
-	req->mask |= BIT(type);
 	return true;
 }
 
-/* Trim blanks and newlines at the end of [buf, *end). */
-static void rdmacg_trim_end(const char *buf, const char **end)
-{
-	while (*end > buf && (rdmacg_is_blank((*end)[-1]) || (*end)[-1] == '\n'))
-		(*end)--;
-}
-
-/**
- * rdmacg_parse_max() - parse "DEV [KEY=VALUE]..." as written to rdma.max
- * @buf: the text; need not be NUL-terminated
- * @len: its length
- * @req: the result, valid only on success
- *
- * Tokens are separated by any run of spaces and tabs; blanks at either end
- * and newlines at the end are ignored. Each key may appear once.
- *
- * Context: Any context.
- * Return: 0, or -EINVAL if the text is malformed.
+/*
+ * Read N of "index=N" from [s, end): decimal digits that would read as
+ * octal or decimal in C notation ("0" then 0-7, or 1-9 then 0-9), of at
+ * most %RDMACG_NUM_LEN_LIMIT - 1 bytes, worth at most U32_MAX.
  */
-int rdmacg_parse_max(const char *buf, size_t len, struct rdmacg_max_req *req)
+static bool rdmacg_parse_index(const char *s, const char *end, u32 *index)
 {
-	const char *pos = buf, *end = buf + len, *tok;
-	size_t tok_len;
+	bool octal = s < end && *s == '0';
+	u64 v = 0;
 
-	memset(req, 0, sizeof(*req));
-	rdmacg_trim_end(buf, &end);
-
-	req->dev = rdmacg_next_token(&pos, end, &req->dev_len);
-	if (!req->dev)
-		return -EINVAL;
-	while ((tok = rdmacg_next_token(&pos, end, &tok_len)))
-		if (!rdmacg_parse_setting(tok, tok_len, req))
-			return -EINVAL;
-	return 0;
+	if (s == end || end - s >= RDMACG_NUM_LEN_LIMIT)
+		return false;
+	for (; s < end; s++) {
+		if (*s < '0' || *s > (octal ? '7' : '9'))
+			return false;
+		v = v * 10 + (*s - '0');
+		if (v > U32_MAX)
+			return false;
+	}
+	*index = v;
+	return true;
 }
 
 /*
- * Accept "max", or decimal digits with an optional binary suffix (K, M, G
- * or T, either case), whose value fits in 64 bits.
+ * Read the limit of rdma.mr_mem.max from [s, end): "max", or an unsigned
+ * number in C notation with an optional binary suffix (K, M, G or T, either
+ * case), worth at most U64_MAX.
  */
-static bool rdmacg_parse_size(const char *s, size_t len, u64 *value)
+static bool rdmacg_parse_size(const char *s, const char *end, u64 *value)
 {
 	static const char suffixes[] = "kmgt";
+	const char *suffix, *p = s;
 	unsigned int shift = 0;
-	const char *suffix;
-	u64 v = 0;
-	size_t i;
+	u64 v;
 
-	if (len == 3 && !memcmp(s, "max", 3)) {
+	if (end - s == 3 && !memcmp(s, "max", 3)) {
 		*value = RDMACG_MR_MEM_MAX;
 		return true;
 	}
-	suffix = len ? memchr(suffixes, s[len - 1] | 0x20, 4) : NULL;
+	suffix = s < end ? memchr(suffixes, end[-1] | 0x20, 4) : NULL;
 	if (suffix) {
 		shift = 10 * (suffix - suffixes + 1);
-		len--;
+		end--;
 	}
-	if (!len)
+	if (rdmacg_scan_number(&p, end, &v) || p != end || p == s)
 		return false;
-	for (i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		if (v > (RDMACG_MR_MEM_MAX - (s[i] - '0')) / 10)
-			return false;
-		v = v * 10 + (s[i] - '0');
-	}
 	if (v > RDMACG_MR_MEM_MAX >> shift)
 		return false;
 	*value = v << shift;
 	return true;
 }
 
+/* Whether [tok, tok + len) starts with @key. */
+static bool rdmacg_has_key(const char *tok, size_t len, const char *key)
+{
+	size_t key_len = strlen(key);
+
+	return len >= key_len && !memcmp(tok, key, key_len);
+}
+
+/*
+ * The resource of rdma.max whose key "NAME=" starts [tok, tok + len), or
+ * %RDMACG_RESOURCE_MAX if none does; *arg is set to what follows the '='.
+ */
+static enum rdmacg_resource_type rdmacg_count_key(const char *tok, size_t len,
+						  const char **arg)
+{
+	enum rdmacg_resource_type type;
+	size_t n;
+
+	for (type = 0; type < RDMACG_NR_COUNTS; type++) {
+		n = strlen(rdmacg_names[type]);
+		if (len > n && tok[n] == '=' && !memcmp(tok, rdmacg_names[type], n)) {
+			*arg = tok + n + 1;
+			return type;
+		}
+	}
+	return RDMACG_RESOURCE_MAX;
+}
+
+/*
+ * The next token of @cur, and its length in *len; NULL when none is left.
+ * *after_nl is set when a newline comes between it and what came before.
+ */
+static const char *rdmacg_next_token(struct rdmacg_cursor *cur, size_t *len,
+				     bool *after_nl)
+{
+	const char *s = cur->pos, *t;
+
+	*after_nl = false;
+	for (; s < cur->end && rdmacg_is_sep(*s); s++)
+		*after_nl |= *s == '\n';
+	for (t = s; t < cur->end && !rdmacg_is_sep(*t); t++)
+		;
+	cur->pos = t;
+	*len = t - s;
+	return s < t ? s : NULL;
+}
+
+/*
+ * Handle "index=N" at [tok, tok + len) if it is one: 1 when done, 0 when
+ * the token is not an index, -EINVAL when it is a bad or a second one.
+ */
+static int rdmacg_take_index(const char *tok, size_t len, bool *has_index,
+			     u32 *index)
+{
+	size_t n = strlen(RDMACG_INDEX_KEY);
+
+	if (!rdmacg_has_key(tok, len, RDMACG_INDEX_KEY))
+		return 0;
+	if (*has_index || !rdmacg_parse_index(tok + n, tok + len, index))
+		return -EINVAL;
+	*has_index = true;
+	return 1;
+}
+
+/* Move @cur to the device named by [tok, tok + len), the next entry. */
+static void rdmacg_cursor_next_dev(struct rdmacg_cursor *cur, const char *tok,
+				   size_t len)
+{
+	cur->dev = tok;
+	cur->dev_len = len;
+}
+
 /**
- * rdmacg_parse_bytes() - parse "DEV VALUE" as written to rdma.mr_mem.max
+ * rdmacg_cursor_init() - start parsing a write of rdma.max or rdma.mr_mem.max
+ * @cur: the cursor to set
+ * @buf: the text written; need not be NUL-terminated, ends at a NUL byte
+ * @len: its length
+ *
+ * Finds the first device name: there always is one, maybe empty. See the
+ * grammar in rdma_parse.h.
+ *
+ * Context: Any context.
+ */
+void rdmacg_cursor_init(struct rdmacg_cursor *cur, const char *buf,
+			size_t len)
+{
+	const char *end = buf + strnlen(buf, len), *space;
+
+	while (end > buf && rdmacg_is_space(end[-1]))
+		end--;
+	while (buf < end && rdmacg_is_space(*buf))
+		buf++;
+	space = memchr(buf, ' ', end - buf);
+	rdmacg_cursor_next_dev(cur, buf, (space ?: end) - buf);
+	cur->pos = space ? space + 1 : end;
+	cur->end = end;
+}
+
+/**
+ * rdmacg_next_max() - parse the next device's limits of an rdma.max write
+ * @cur: the cursor, set by rdmacg_cursor_init() and moved past the device
+ * @req: the result, valid only when 1 is returned
+ *
+ * Context: Any context.
+ * Return: 1 when a device was parsed into @req; 0 when none is left;
+ * -EINVAL if the text is malformed (@cur is then spent).
+ */
+int rdmacg_next_max(struct rdmacg_cursor *cur, struct rdmacg_max_req *req)
+{
+	enum rdmacg_resource_type type;
+	const char *tok, *arg;
+	size_t len;
+	bool nl;
+	int ret;
+
+	memset(req, 0, sizeof(*req));
+	if (!cur->dev)
+		return 0;
+	req->dev = cur->dev;
+	req->dev_len = cur->dev_len;
+	cur->dev = NULL;
+	while ((tok = rdmacg_next_token(cur, &len, &nl))) {
+		ret = rdmacg_take_index(tok, len, &req->has_index, &req->index);
+		if (ret < 0)
+			goto bad;
+		if (ret)
+			continue;
+		type = rdmacg_count_key(tok, len, &arg);
+		if (type != RDMACG_RESOURCE_MAX) {
+			if (!rdmacg_parse_count(arg, tok + len, &req->value[type]))
+				goto bad;
+			req->mask |= BIT(type);
+			continue;
+		}
+		if (!nl)
+			goto bad;
+		rdmacg_cursor_next_dev(cur, tok, len);
+		break;
+	}
+	return 1;
+bad:
+	cur->pos = cur->end;
+	return -EINVAL;
+}
+
+/**
+ * rdmacg_next_bytes() - parse the next device's limit of an rdma.mr_mem.max
+ * write
+ * @cur: the cursor, set by rdmacg_cursor_init() and moved past the device
+ * @req: the result, valid only when 1 is returned
+ *
+ * Context: Any context.
+ * Return: 1 when a device was parsed into @req; 0 when none is left;
+ * -EINVAL if the text is malformed (@cur is then spent).
+ */
+int rdmacg_next_bytes(struct rdmacg_cursor *cur, struct rdmacg_bytes_req *req)
+{
+	bool nl, has_value = false;
+	const char *tok;
+	size_t len;
+	int ret;
+
+	memset(req, 0, sizeof(*req));
+	if (!cur->dev)
+		return 0;
+	req->dev = cur->dev;
+	req->dev_len = cur->dev_len;
+	cur->dev = NULL;
+	while ((tok = rdmacg_next_token(cur, &len, &nl))) {
+		ret = rdmacg_take_index(tok, len, &req->has_index, &req->index);
+		if (ret < 0)
+			goto bad;
+		if (ret)
+			continue;
+		if (nl) {
+			rdmacg_cursor_next_dev(cur, tok, len);
+			break;
+		}
+		if (has_value || !rdmacg_parse_size(tok, tok + len, &req->value))
+			goto bad;
+		has_value = true;
+	}
+	if (has_value)
+		return 1;
+bad:
+	cur->dev = NULL;
+	cur->pos = cur->end;
+	return -EINVAL;
+}
+
+/**
+ * rdmacg_parse_max() - parse an rdma.max write of one device
  * @buf: the text; need not be NUL-terminated
  * @len: its length
  * @req: the result, valid only on success
  *
- * The two tokens are separated by any run of spaces and tabs; blanks at
- * either end and newlines at the end are ignored.
+ * The grammar of upstream Linux exactly: a write that names more than one
+ * device is refused.
  *
  * Context: Any context.
  * Return: 0, or -EINVAL if the text is malformed.
  */
-int rdmacg_parse_bytes(const char *buf, size_t len,
-		       struct rdmacg_bytes_req *req)
+int rdmacg_parse_max(const char *buf, size_t len, struct rdmacg_max_req *req)
 {
-	const char *pos = buf, *end = buf + len, *tok;
-	size_t tok_len, extra_len;
+	struct rdmacg_cursor cur;
 
-	memset(req, 0, sizeof(*req));
-	rdmacg_trim_end(buf, &end);
-
-	req->dev = rdmacg_next_token(&pos, end, &req->dev_len);
-	tok = req->dev ? rdmacg_next_token(&pos, end, &tok_len) : NULL;
-	if (!tok || rdmacg_next_token(&pos, end, &extra_len))
-		return -EINVAL;
-	return rdmacg_parse_size(tok, tok_len, &req->value) ? 0 : -EINVAL;
+	rdmacg_cursor_init(&cur, buf, len);
+	return rdmacg_next_max(&cur, req) == 1 && !cur.dev ? 0 : -EINVAL;
 }
 
 /**
- * rdmacg_next_line() - the next line of a write that holds more than blanks
- * @pos: where to start; moved past the line and its newline
- * @end: the end of the text
- * @len: set to the length of the line, without its newline
+ * rdmacg_parse_bytes() - parse an rdma.mr_mem.max write of one device
+ * @buf: the text; need not be NUL-terminated
+ * @len: its length
+ * @req: the result, valid only on success
  *
  * Context: Any context.
- * Return: the line, or %NULL when only blanks and newlines are left.
+ * Return: 0, or -EINVAL if the text is malformed or names more than one
+ * device.
  */
-const char *rdmacg_next_line(const char **pos, const char *end, size_t *len)
+int rdmacg_parse_bytes(const char *buf, size_t len,
+		       struct rdmacg_bytes_req *req)
 {
-	const char *s, *nl, *t;
+	struct rdmacg_cursor cur;
 
-	while (*pos < end) {
-		s = *pos;
-		nl = memchr(s, '\n', end - s);
-		*pos = nl ? nl + 1 : end;
-		*len = (nl ?: end) - s;
-		for (t = s; t < s + *len && rdmacg_is_blank(*t); t++)
-			;
-		if (t < s + *len)
-			return s;
-	}
-	return NULL;
+	rdmacg_cursor_init(&cur, buf, len);
+	return rdmacg_next_bytes(&cur, req) == 1 && !cur.dev ? 0 : -EINVAL;
 }

@@ -25,6 +25,7 @@
 void ib_device_register_rdmacg(struct ib_device *device)
 {
 	device->cg_device.name = device->name;
+	device->cg_device.index = device->index;
 	rdmacg_register_device(&device->cg_device);
 }
 
@@ -119,7 +120,7 @@ EXPORT_SYMBOL(ib_rdmacg_uncharge_obj);
 
 /**
  * ib_rdmacg_try_charge_pinned() - charge user memory about to be pinned
- * @cg_obj: where to remember the charged cgroup, for the uncharge
+ * @cg: where to remember the charged cgroup, for the uncharge
  * @device: device the memory is pinned for
  * @npages: how many pages are about to be pinned
  *
@@ -133,12 +134,12 @@ EXPORT_SYMBOL(ib_rdmacg_uncharge_obj);
  * Return: 0 on success, -EAGAIN if the cgroup or an ancestor would exceed
  * its rdma.mr_mem.max, or another negative errno; nothing is charged then.
  */
-int ib_rdmacg_try_charge_pinned(struct ib_rdmacg_object *cg_obj,
+int ib_rdmacg_try_charge_pinned(struct rdma_cgroup **cg,
 				struct ib_device *device, unsigned long npages)
 {
-	KUNIT_STATIC_STUB_REDIRECT(ib_rdmacg_try_charge_pinned, cg_obj, device,
+	KUNIT_STATIC_STUB_REDIRECT(ib_rdmacg_try_charge_pinned, cg, device,
 				   npages);
-	return rdmacg_try_charge_mr_mem(&cg_obj->cg, &device->cg_device,
+	return rdmacg_try_charge_mr_mem(cg, &device->cg_device,
 					(u64)npages << PAGE_SHIFT);
 }
 EXPORT_SYMBOL(ib_rdmacg_try_charge_pinned);
@@ -146,7 +147,7 @@ EXPORT_SYMBOL(ib_rdmacg_try_charge_pinned);
 /**
  * ib_rdmacg_uncharge_pinned() - return what ib_rdmacg_try_charge_pinned()
  *	charged
- * @cg_obj: filled in by the successful charge
+ * @cg: filled in by the successful charge
  * @device: device the memory was pinned for
  * @npages: the pages charged, all of them
  *
@@ -155,12 +156,12 @@ EXPORT_SYMBOL(ib_rdmacg_try_charge_pinned);
  *
  * Context: Any context.
  */
-void ib_rdmacg_uncharge_pinned(struct ib_rdmacg_object *cg_obj,
+void ib_rdmacg_uncharge_pinned(struct rdma_cgroup **cg,
 			       struct ib_device *device, unsigned long npages)
 {
-	KUNIT_STATIC_STUB_REDIRECT(ib_rdmacg_uncharge_pinned, cg_obj, device,
+	KUNIT_STATIC_STUB_REDIRECT(ib_rdmacg_uncharge_pinned, cg, device,
 				   npages);
-	rdmacg_uncharge_mr_mem(cg_obj->cg, &device->cg_device,
+	rdmacg_uncharge_mr_mem(*cg, &device->cg_device,
 			       (u64)npages << PAGE_SHIFT);
 }
 EXPORT_SYMBOL(ib_rdmacg_uncharge_pinned);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit tests of the accounting of ib_umem_get() and ib_umem_release():
+ * KUnit tests of the accounting of ib_umem_get_va() and ib_umem_release():
  * the pages added to the pinning process's pinned_vm and charged to its
  * rdma cgroup, and given back, exactly, whatever a driver did to the umem
  * in between.
@@ -19,6 +19,7 @@
 #include <linux/sizes.h>
 #include <linux/uaccess.h>
 #include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
 
 /* What the stubs saw, in test->priv. */
 struct umem_test_ctx {
@@ -45,7 +46,7 @@ static bool umem_test_page_pinned(struct kunit *test, unsigned long addr)
 	return pinned;
 }
 
-static int umem_test_charge(struct ib_rdmacg_object *cg_obj,
+static int umem_test_charge(struct rdma_cgroup **cg,
 			    struct ib_device *device, unsigned long npages)
 {
 	struct kunit *test = kunit_get_current_test();
@@ -62,7 +63,7 @@ static int umem_test_charge(struct ib_rdmacg_object *cg_obj,
 	return 0;
 }
 
-static void umem_test_uncharge(struct ib_rdmacg_object *cg_obj,
+static void umem_test_uncharge(struct rdma_cgroup **cg,
 			       struct ib_device *device, unsigned long npages)
 {
 	struct kunit *test = kunit_get_current_test();
@@ -106,7 +107,7 @@ struct umem_test_range {
 	const char *name;
 	unsigned long offset;	/* from the start of the 4 pages */
 	size_t size;
-	unsigned long pages;	/* that ib_umem_get() must pin */
+	unsigned long pages;	/* that ib_umem_get_va() must pin */
 };
 
 static const struct umem_test_range umem_test_ranges[] = {
@@ -136,7 +137,7 @@ static void umem_test_get_release(struct kunit *test)
 	struct ib_umem *umem;
 
 	ctx->first = ctx->base + r->offset;
-	umem = ib_umem_get(ctx->device, ctx->base + r->offset, r->size,
+	umem = ib_umem_get_va(ctx->device, ctx->base + r->offset, r->size,
 			   IB_ACCESS_LOCAL_WRITE);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, umem);
 	KUNIT_EXPECT_EQ(test, ctx->charges, 1);
@@ -168,7 +169,7 @@ static void umem_test_iova_moved(struct kunit *test)
 	struct ib_umem *umem;
 
 	ctx->first = ctx->base + PAGE_SIZE - 0x100;
-	umem = ib_umem_get(ctx->device, ctx->base + PAGE_SIZE - 0x100, 0x200,
+	umem = ib_umem_get_va(ctx->device, ctx->base + PAGE_SIZE - 0x100, 0x200,
 			   IB_ACCESS_LOCAL_WRITE);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, umem);
 	KUNIT_EXPECT_EQ(test, ctx->charged, 2);
@@ -193,7 +194,7 @@ static void umem_test_refused(struct kunit *test)
 
 	ctx->refuse = -EAGAIN;
 	ctx->first = ctx->base;
-	umem = ib_umem_get(ctx->device, ctx->base, 2 * PAGE_SIZE,
+	umem = ib_umem_get_va(ctx->device, ctx->base, 2 * PAGE_SIZE,
 			   IB_ACCESS_LOCAL_WRITE);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(umem), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, ctx->charged, 0);
@@ -214,7 +215,7 @@ static void umem_test_fault(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, 0, vm_munmap(ctx->base + PAGE_SIZE, PAGE_SIZE));
 	ctx->first = ctx->base;
-	umem = ib_umem_get(ctx->device, ctx->base, 2 * PAGE_SIZE,
+	umem = ib_umem_get_va(ctx->device, ctx->base, 2 * PAGE_SIZE,
 			   IB_ACCESS_LOCAL_WRITE);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(umem), -EFAULT);
 	KUNIT_EXPECT_EQ(test, ctx->charges, 1);
@@ -232,7 +233,7 @@ static void umem_test_too_long(struct kunit *test)
 
 	if (BITS_PER_LONG < 64)
 		kunit_skip(test, "2^32 pages do not fit in a size_t");
-	umem = ib_umem_get(ctx->device, ctx->base, (size_t)SZ_4G * PAGE_SIZE,
+	umem = ib_umem_get_va(ctx->device, ctx->base, (size_t)SZ_4G * PAGE_SIZE,
 			   IB_ACCESS_LOCAL_WRITE);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(umem), -EINVAL);
 	KUNIT_EXPECT_EQ(test, ctx->charges, 0);

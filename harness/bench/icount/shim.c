@@ -89,6 +89,12 @@ void seq_puts(struct seq_file *m, const char *s) { }
 void seq_putc(struct seq_file *m, char c) { }
 char *strstrip(char *s) { return s; }
 int match_int(substring_t *s, int *result) { return -EINVAL; }
+int match_uint(substring_t *s, unsigned int *result) { return -EINVAL; }
+/* No write is measured: every token is unknown. */
+int match_token(char *s, const match_table_t table, substring_t args[])
+{
+	return -1;
+}
 
 int match_string(const char *const *array, size_t n, const char *string)
 {

@@ -46,20 +46,29 @@ static void rdmacg_test_unregister(void *device)
 	rdmacg_unregister_device(device);
 }
 
-static struct rdmacg_device *rdmacg_test_device(struct kunit *test,
-						const char *name)
+/* Register a device named @name with the ib_core index @index. */
+static struct rdmacg_device *rdmacg_test_device_index(struct kunit *test,
+						      const char *name,
+						      u32 index)
 {
 	struct rdmacg_device *device;
 
 	device = kunit_kzalloc(test, sizeof(*device), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, device);
 	device->name = (char *)name;
+	device->index = index;
 	rdmacg_register_device(device);
 	KUNIT_ASSERT_EQ(test, device->state, RDMACG_DEV_ACCOUNTED);
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, rdmacg_test_unregister,
 						  device));
 	return device;
+}
+
+static struct rdmacg_device *rdmacg_test_device(struct kunit *test,
+						const char *name)
+{
+	return rdmacg_test_device_index(test, name, 0);
 }
 
 /*
@@ -225,7 +234,12 @@ struct rdmacg_set_max_case {
 	int object;	/* hca_object limit afterwards */
 };
 
-/* Each case starts from hca_handle=7 hca_object=9. */
+/*
+ * Each case starts from hca_handle=7 hca_object=9. The grammar is upstream
+ * Linux 7.3's (checked against its own code by harness/fuzz/fuzz_diff.c),
+ * with several devices per write as rdma_parse.h says. index= is left to
+ * rdmacg_test_parse_max(): the test device has no index to match.
+ */
 static const struct rdmacg_set_max_case rdmacg_set_max_cases[] = {
 	{ TEST_DEV_NAME " hca_handle=1 hca_object=2", 0, 1, 2 },
 	{ TEST_DEV_NAME " hca_object=2 hca_handle=1", 0, 1, 2 },
@@ -236,17 +250,30 @@ static const struct rdmacg_set_max_case rdmacg_set_max_cases[] = {
 	{ TEST_DEV_NAME " hca_handle=0", 0, 0, 9 },
 	{ TEST_DEV_NAME " hca_handle=2147483647", 0, RDMACG_MAX, 9 },
 	{ TEST_DEV_NAME " hca_handle=2147483646", 0, 2147483646, 9 },
-	{ TEST_DEV_NAME " hca_object=010", 0, 7, 10 },
-	{ TEST_DEV_NAME "\thca_handle=5", 0, 5, 9 },
+	/* Numbers in C notation: octal, hex. */
+	{ TEST_DEV_NAME " hca_object=010", 0, 7, 8 },
+	{ TEST_DEV_NAME " hca_object=0x10", 0, 7, 16 },
+	{ TEST_DEV_NAME " hca_object=0X1f", 0, 7, 31 },
+	/* A '-' negates 64 bits: -0, a lone '-' and -(2^64 - 1) pass. */
+	{ TEST_DEV_NAME " hca_handle=-0", 0, 0, 9 },
+	{ TEST_DEV_NAME " hca_handle=-", 0, 0, 9 },
+	{ TEST_DEV_NAME " hca_handle=-18446744073709551615", 0, 1, 9 },
+	/* 23 bytes of number pass, 24 do not. */
+	{ TEST_DEV_NAME " hca_handle=00000000000000000000001", 0, 1, 9 },
+	{ TEST_DEV_NAME " hca_handle=000000000000000000000001", -EINVAL, 7, 9 },
+	/* Only a space ends the device name. */
+	{ TEST_DEV_NAME "\thca_handle=5", -ENODEV, 7, 9 },
 	{ TEST_DEV_NAME "  \t hca_handle=5\t\thca_object=6", 0, 5, 6 },
 	{ " \t" TEST_DEV_NAME " hca_handle=5", 0, 5, 9 },
 	{ TEST_DEV_NAME " hca_handle=5\n", 0, 5, 9 },
 	{ TEST_DEV_NAME " hca_handle=5 \t\n", 0, 5, 9 },
+	{ TEST_DEV_NAME " hca_handle=5\r\n\v\f\xa0", 0, 5, 9 },
 	{ TEST_DEV_NAME, 0, 7, 9 },
 	{ TEST_DEV_NAME "\n", 0, 7, 9 },
-	{ "", -EINVAL, 7, 9 },
-	{ "\n", -EINVAL, 7, 9 },
-	{ " \t ", -EINVAL, 7, 9 },
+	/* Nothing but whitespace names the device "". */
+	{ "", -ENODEV, 7, 9 },
+	{ "\n", -ENODEV, 7, 9 },
+	{ " \t ", -ENODEV, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle= 5", -EINVAL, 7, 9 },
@@ -257,14 +284,18 @@ static const struct rdmacg_set_max_case rdmacg_set_max_cases[] = {
 	{ TEST_DEV_NAME " hca_handle=MAX", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=maxx", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=-1", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=-2147483648", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=+1", -EINVAL, 7, 9 },
-	{ TEST_DEV_NAME " hca_handle=0x10", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=08", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=0x", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=5abc", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=1.5", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=2147483648", -EINVAL, 7, 9 },
+	/* Saturates at 2^64 - 1, which is -1. */
 	{ TEST_DEV_NAME " hca_handle=99999999999999999999", -EINVAL, 7, 9 },
-	{ TEST_DEV_NAME " hca_handle=1 hca_handle=2", -EINVAL, 7, 9 },
-	{ TEST_DEV_NAME " hca_handle=max hca_handle=max", -EINVAL, 7, 9 },
+	/* The last value of a key counts. */
+	{ TEST_DEV_NAME " hca_handle=1 hca_handle=2", 0, 2, 9 },
+	{ TEST_DEV_NAME " hca_handle=max hca_handle=3", 0, 3, 9 },
 	{ TEST_DEV_NAME " hca_object=1 bogus=2", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=1 hca_object=x", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " HCA_HANDLE=1", -EINVAL, 7, 9 },
@@ -273,21 +304,32 @@ static const struct rdmacg_set_max_case rdmacg_set_max_cases[] = {
 	{ TEST_DEV_NAME " hca_handle==5", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=5,hca_object=6", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=1 junk", -EINVAL, 7, 9 },
-	{ TEST_DEV_NAME " hca_handle=1\nhca_object=2", -ENODEV, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=1\v hca_object=2", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " index=0 hca_handle=1 index=0", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " index=0x0 hca_handle=1", -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " index=-1", -EINVAL, 7, 9 },
+	/* A key after a newline belongs to the device before it. */
+	{ TEST_DEV_NAME " hca_handle=1\nhca_object=2", 0, 1, 2 },
 	{ "\n" TEST_DEV_NAME " hca_handle=5\n\n", 0, 5, 9 },
 	{ "\t\n \t\n" TEST_DEV_NAME " hca_handle=5\n\t\n", 0, 5, 9 },
-	{ "\t\n\t\n\n", -EINVAL, 7, 9 },
+	{ "\t\n\t\n\n", -ENODEV, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=1\n" TEST_DEV_NAME " hca_object=2", -EINVAL, 7, 9 },
-	{ TEST_DEV_NAME "\n" TEST_DEV_NAME, -EINVAL, 7, 9 },
+	{ TEST_DEV_NAME " \t\n" TEST_DEV_NAME, -EINVAL, 7, 9 },
+	/* Without a space, the newline and what follows are in the name. */
+	{ TEST_DEV_NAME "\n" TEST_DEV_NAME, -ENODEV, 7, 9 },
+	{ TEST_DEV_NAME "\n" TEST_DEV_NAME " hca_handle=1", -ENODEV, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=5\nnosuchdev hca_handle=1", -ENODEV, 7, 9 },
 	{ "nosuchdev hca_handle=1\n" TEST_DEV_NAME " hca_handle=5", -ENODEV, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=5\nnosuchdev hca_handle=bad", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=5\nnosuchdev", -ENODEV, 7, 9 },
+	{ TEST_DEV_NAME " hca_handle=5\thca_object=1\tnosuchdev", -EINVAL, 7, 9 },
 	{ "nosuchdev hca_handle=1", -ENODEV, 7, 9 },
 	{ "nosuchdev", -ENODEV, 7, 9 },
 	{ "kunit_rdmac hca_handle=1", -ENODEV, 7, 9 },
 	{ TEST_DEV_NAME "0 hca_handle=1", -ENODEV, 7, 9 },
+	/* Parsed before the device is looked up. */
 	{ "nosuchdev hca_handle=bad", -EINVAL, 7, 9 },
+	{ "nosuchdev index=x hca_handle=1", -EINVAL, 7, 9 },
 };
 
 static void rdmacg_set_max_case_desc(const struct rdmacg_set_max_case *t,
@@ -322,20 +364,62 @@ static void rdmacg_test_set_max(struct kunit *test)
 }
 
 /*
- * rdmacg_parse_max() on bytes that are not text, and on a length that
- * stops before the NUL.
+ * rdmacg_parse_max() and the cursor: a NUL ends the text, as in the
+ * buffer upstream hands to strstrip(); index=; several devices.
  */
 static void rdmacg_test_parse_max(struct kunit *test)
 {
-	static const char nul[] = TEST_DEV_NAME " hca_handle=5\0 hca_object=6";
+	static const char nul[] = TEST_DEV_NAME " hca_handle=5\0 hca_object=x";
+	static const char two[] = "a hca_handle=1\nb index=2 hca_object=3\n";
 	struct rdmacg_max_req req;
+	struct rdmacg_cursor cur;
 
-	KUNIT_EXPECT_EQ(test, -EINVAL, rdmacg_parse_max(nul, sizeof(nul) - 1, &req));
-	KUNIT_EXPECT_EQ(test, 0, rdmacg_parse_max(nul, strlen(nul), &req));
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_parse_max(nul, sizeof(nul) - 1, &req));
 	KUNIT_EXPECT_EQ(test, req.mask, BIT(RDMACG_RESOURCE_HCA_HANDLE));
 	KUNIT_EXPECT_EQ(test, req.value[RDMACG_RESOURCE_HCA_HANDLE], 5);
 	KUNIT_EXPECT_EQ(test, req.dev_len, strlen(TEST_DEV_NAME));
+	KUNIT_EXPECT_FALSE(test, req.has_index);
 	KUNIT_EXPECT_EQ(test, -EINVAL, rdmacg_parse_max("d hca_handle=\xff", 14, &req));
+
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_parse_max("d index=3 hca_handle=1", 22, &req));
+	KUNIT_EXPECT_TRUE(test, req.has_index);
+	KUNIT_EXPECT_EQ(test, req.index, 3);
+	KUNIT_EXPECT_EQ(test, req.value[RDMACG_RESOURCE_HCA_HANDLE], 1);
+	/* Digits in decimal, whether or not a 0 starts them. */
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_parse_max("d index=010", 11, &req));
+	KUNIT_EXPECT_EQ(test, req.index, 10);
+	KUNIT_EXPECT_EQ(test, req.mask, 0);
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_parse_max("d index=4294967295", 18, &req));
+	KUNIT_EXPECT_EQ(test, req.index, U32_MAX);
+	KUNIT_EXPECT_EQ(test, -EINVAL, rdmacg_parse_max("d index=4294967296", 18, &req));
+	KUNIT_EXPECT_EQ(test, -EINVAL, rdmacg_parse_max("d index=1 index=1", 17, &req));
+	KUNIT_EXPECT_EQ(test, -EINVAL, rdmacg_parse_max("d index=08", 10, &req));
+
+	/* Nothing but whitespace: the device "", which upstream takes too. */
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_parse_max("\t\n", 2, &req));
+	KUNIT_EXPECT_EQ(test, req.dev_len, 0);
+
+	/* Several devices: the cursor takes them, the upstream grammar not. */
+	KUNIT_EXPECT_EQ(test, -EINVAL, rdmacg_parse_max(two, strlen(two), &req));
+	rdmacg_cursor_init(&cur, two, strlen(two));
+	KUNIT_ASSERT_EQ(test, 1, rdmacg_next_max(&cur, &req));
+	KUNIT_EXPECT_PTR_EQ(test, req.dev, &two[0]);
+	KUNIT_EXPECT_EQ(test, req.dev_len, 1);
+	KUNIT_EXPECT_EQ(test, req.mask, BIT(RDMACG_RESOURCE_HCA_HANDLE));
+	KUNIT_ASSERT_EQ(test, 1, rdmacg_next_max(&cur, &req));
+	KUNIT_EXPECT_PTR_EQ(test, req.dev, two + 15);
+	KUNIT_EXPECT_EQ(test, req.dev_len, 1);
+	KUNIT_EXPECT_TRUE(test, req.has_index);
+	KUNIT_EXPECT_EQ(test, req.index, 2);
+	KUNIT_EXPECT_EQ(test, req.mask, BIT(RDMACG_RESOURCE_HCA_OBJECT));
+	KUNIT_EXPECT_EQ(test, req.value[RDMACG_RESOURCE_HCA_OBJECT], 3);
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_next_max(&cur, &req));
+
+	/* Without a space before the newline, one device "a\nb". */
+	rdmacg_cursor_init(&cur, "a\nb hca_handle=1", 16);
+	KUNIT_ASSERT_EQ(test, 1, rdmacg_next_max(&cur, &req));
+	KUNIT_EXPECT_EQ(test, req.dev_len, 3);
+	KUNIT_EXPECT_EQ(test, 0, rdmacg_next_max(&cur, &req));
 }
 
 /* A seq_file whose buffer the test reads back. */
@@ -355,7 +439,7 @@ struct rdmacg_bytes_case {
 static const struct rdmacg_bytes_case rdmacg_bytes_cases[] = {
 	{ "d 0", 0, 0 },
 	{ "d 4096\n", 0, 4096 },
-	{ " \td\t 8k\t\n", 0, 8192 },
+	{ " \td \t8k\t\n", 0, 8192 },
 	{ "d 1K", 0, SZ_1K },
 	{ "d 2m", 0, 2 * SZ_1M },
 	{ "d 2M", 0, 2 * SZ_1M },
@@ -366,12 +450,21 @@ static const struct rdmacg_bytes_case rdmacg_bytes_cases[] = {
 	{ "d 18446744073709551615", 0, U64_MAX },
 	{ "d 17179869183G", 0, U64_MAX - (SZ_1G - 1) },
 	{ "d 16777215T", 0, U64_MAX - ((1ULL << 40) - 1) },
+	/* C notation, as rdma.max and memparse() read numbers. */
+	{ "d 0x10", 0, 16 },
+	{ "d 010", 0, 8 },
+	{ "d 0x10k", 0, 16 * SZ_1K },
+	{ "d 0xffffffffffffffff", 0, U64_MAX },
+	{ "d index=2 1G", 0, SZ_1G },
+	{ "d 1G index=2", 0, SZ_1G },
 	{ "d 18446744073709551616", -EINVAL },
+	{ "d 0x10000000000000000", -EINVAL },
 	{ "d 99999999999999999999", -EINVAL },
 	{ "d 17179869184G", -EINVAL },
 	{ "d 16777216T", -EINVAL },
 	{ "d -1", -EINVAL },
-	{ "d 0x10", -EINVAL },
+	{ "d 08", -EINVAL },
+	{ "d 0x", -EINVAL },
 	{ "d 10KB", -EINVAL },
 	{ "d 10 K", -EINVAL },
 	{ "d 1.5G", -EINVAL },
@@ -383,6 +476,11 @@ static const struct rdmacg_bytes_case rdmacg_bytes_cases[] = {
 	{ "", -EINVAL },
 	{ "d 1 2", -EINVAL },
 	{ "d mr_mem=1", -EINVAL },
+	{ "d index=1 index=1 1G", -EINVAL },
+	{ "d index=0x1 1G", -EINVAL },
+	/* Only a space ends the name; a value after a newline is a device. */
+	{ "d\t8k", -EINVAL },
+	{ "d \t\n8k", -EINVAL },
 };
 
 static void rdmacg_bytes_case_desc(const struct rdmacg_bytes_case *t,
@@ -520,7 +618,7 @@ static void rdmacg_test_mr_mem_hierarchy(struct kunit *test)
 static void rdmacg_test_mr_mem_files(struct kunit *test)
 {
 	static const char *const bad[] = {
-		TEST_DEV_NAME " 0x10", TEST_DEV_NAME " -1", TEST_DEV_NAME,
+		TEST_DEV_NAME " 0x", TEST_DEV_NAME " -1", TEST_DEV_NAME,
 		TEST_DEV_NAME " 18446744073709551616", TEST_DEV_NAME " 1 2",
 	};
 	struct rdma_cgroup *cg;
@@ -930,6 +1028,79 @@ static void rdmacg_test_file_format(struct kunit *test)
 	for (line = sf.buf; (line = strchr(line, '\n')); line++)
 		KUNIT_EXPECT_NE(test, line[-1], ' ');
 	rdmacg_uncharge(cg, device, RDMACG_RESOURCE_HCA_HANDLE);
+}
+
+/* Expect @text among the lines @print gives for @cg. */
+static void rdmacg_test_expect_line(struct kunit *test, struct rdma_cgroup *cg,
+				    unsigned long private, const char *text)
+{
+	struct seq_file sf;
+
+	rdmacg_test_seq(test, &sf);
+	rdmacg_print_values(&sf, cg, private, NULL);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(sf.buf, text),
+				  "\"%s\" not in:\n%s", text, sf.buf);
+}
+
+/*
+ * Two devices of the same name (in two network namespaces) are told apart
+ * by "index=N" after the name, in every file and in writes; a device whose
+ * name is unique has no index in the files, and a write may still give it.
+ */
+static void rdmacg_test_index_key(struct kunit *test)
+{
+	struct rdmacg_device *a, *b, *one;
+	struct rdma_cgroup *cg;
+	struct seq_file sf;
+
+	rdmacg_test_chain(test, &cg, NULL);
+	a = rdmacg_test_device_index(test, "kunit_dup", 70001);
+	b = rdmacg_test_device_index(test, "kunit_dup", 70002);
+	one = rdmacg_test_device_index(test, "kunit_one", 70003);
+
+	rdmacg_test_expect_line(test, cg, RDMACG_VAL_MAX,
+				"\nkunit_dup index=70001 hca_handle=max hca_object=max\n");
+	rdmacg_test_expect_line(test, cg, RDMACG_VAL_CURRENT,
+				"\nkunit_dup index=70002 hca_handle=0 hca_object=0\n");
+	rdmacg_test_expect_line(test, cg, RDMACG_VAL_MAX,
+				"\nkunit_one hca_handle=max hca_object=max\n");
+	rdmacg_test_expect_line(test, cg, RDMACG_FILE_MR_MEM | RDMACG_VAL_MAX,
+				"\nkunit_dup index=70002 max\n");
+
+	KUNIT_EXPECT_EQ(test, -ENOTUNIQ, rdmacg_set_max(cg, "kunit_dup hca_handle=1", 22));
+	KUNIT_EXPECT_EQ(test, RDMACG_MAX, rdmacg_test_max(cg, a, RDMACG_RESOURCE_HCA_HANDLE));
+	KUNIT_EXPECT_EQ(test, RDMACG_MAX, rdmacg_test_max(cg, b, RDMACG_RESOURCE_HCA_HANDLE));
+	KUNIT_EXPECT_EQ(test, -ENODEV, rdmacg_set_max(cg, "kunit_dup index=70003 hca_handle=1", 34));
+	KUNIT_EXPECT_EQ(test, -ENODEV, rdmacg_set_max(cg, "kunit_one index=70001 hca_handle=1", 34));
+
+	rdmacg_test_set(test, cg, "kunit_dup index=70002 hca_handle=1");
+	KUNIT_EXPECT_EQ(test, RDMACG_MAX, rdmacg_test_max(cg, a, RDMACG_RESOURCE_HCA_HANDLE));
+	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_max(cg, b, RDMACG_RESOURCE_HCA_HANDLE));
+	rdmacg_test_expect_line(test, cg, RDMACG_VAL_MAX,
+				"\nkunit_dup index=70002 hca_handle=1 hca_object=max\n");
+	rdmacg_test_set(test, cg, "kunit_one index=70003 hca_object=5");
+	KUNIT_EXPECT_EQ(test, 5, rdmacg_test_max(cg, one, RDMACG_RESOURCE_HCA_OBJECT));
+
+	/* Two devices of one name in one write; the same one twice is refused. */
+	rdmacg_test_set(test, cg, "kunit_dup index=70001 hca_handle=3\nkunit_dup index=70002 hca_handle=4");
+	KUNIT_EXPECT_EQ(test, 3, rdmacg_test_max(cg, a, RDMACG_RESOURCE_HCA_HANDLE));
+	KUNIT_EXPECT_EQ(test, 4, rdmacg_test_max(cg, b, RDMACG_RESOURCE_HCA_HANDLE));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			rdmacg_set_max(cg, "kunit_dup index=70001 hca_handle=5\nkunit_dup index=70001 hca_handle=6", 69));
+	KUNIT_EXPECT_EQ(test, 3, rdmacg_test_max(cg, a, RDMACG_RESOURCE_HCA_HANDLE));
+
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(cg, b, RDMACG_RESOURCE_HCA_OBJECT));
+	rdmacg_test_seq(test, &sf);
+	rdmacg_print_events(&sf, cg, false);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(sf.buf, "\nkunit_dup index=70001 hca_handle.max=0 "));
+	rdmacg_uncharge(cg, b, RDMACG_RESOURCE_HCA_OBJECT);
+
+	/* Once its twin is gone, a name is unique again: no index shown. */
+	kunit_release_action(test, rdmacg_test_unregister, a);
+	rdmacg_test_expect_line(test, cg, RDMACG_VAL_MAX,
+				"\nkunit_dup hca_handle=4 hca_object=max\n");
+	rdmacg_test_set(test, cg, "kunit_dup hca_handle=2");
+	KUNIT_EXPECT_EQ(test, 2, rdmacg_test_max(cg, b, RDMACG_RESOURCE_HCA_HANDLE));
 }
 
 struct rdmacg_test_worker {
@@ -2252,6 +2423,7 @@ static struct kunit_case rdmacg_test_cases[] = {
 	KUNIT_CASE(rdmacg_test_pool_tree),
 	KUNIT_CASE(rdmacg_test_unregister_outstanding),
 	KUNIT_CASE(rdmacg_test_file_format),
+	KUNIT_CASE(rdmacg_test_index_key),
 	KUNIT_CASE(rdmacg_test_peak_refused),
 	KUNIT_CASE(rdmacg_test_multi_device),
 	KUNIT_CASE(rdmacg_test_peak_reset),

@@ -40,6 +40,7 @@ typedef int64_t s64;
 typedef unsigned int gfp_t;
 
 #define U64_MAX		UINT64_MAX
+#define U32_MAX		UINT32_MAX
 #define S32_MAX		INT32_MAX
 #define S64_MAX		INT64_MAX
 #define GFP_KERNEL	0u
@@ -160,6 +161,10 @@ static inline size_t kmalloc_size_roundup(size_t s)
 }
 void *kzalloc(size_t size, gfp_t gfp);
 void *kcalloc(size_t n, size_t size, gfp_t gfp);
+/* 7.3's typed allocators (upstream's rdma.c), GFP_KERNEL only. */
+#define kzalloc_obj(P, ...)	((typeof(P) *)kzalloc(sizeof(typeof(P)), GFP_KERNEL))
+#define kzalloc_objs(P, COUNT, ...) \
+	((typeof(P) *)kcalloc((COUNT), sizeof(typeof(P)), GFP_KERNEL))
 void *krealloc_array(void *p, size_t n, size_t size, gfp_t gfp);
 void kfree(const void *p);
 #ifdef KSHIM_MODEL
@@ -318,5 +323,11 @@ char *strstrip(char *s);
 int match_string(const char *const *array, size_t n, const char *string);
 typedef struct { char *from, *to; } substring_t;
 int match_int(substring_t *s, int *result);
+/* parser.h's match_token(), which upstream 7.3's rdma.max write uses. */
+struct match_token { int token; const char *pattern; };
+typedef struct match_token match_table_t[];
+enum { MAX_OPT_ARGS = 3 };
+int match_token(char *s, const match_table_t table, substring_t args[]);
+int match_uint(substring_t *s, unsigned int *result);
 
 #endif

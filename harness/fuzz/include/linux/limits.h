@@ -6,3 +6,7 @@
 #ifndef U64_MAX
 #define U64_MAX		UINT64_MAX
 #endif
+
+#ifndef U32_MAX
+#define U32_MAX		UINT32_MAX
+#endif

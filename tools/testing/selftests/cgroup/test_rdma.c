@@ -109,7 +109,10 @@ static int test_rdma_max_roundtrip(const char *root, struct rig *t)
 		{ "%s hca_handle=2147483647 hca_object=0", UNLIMITED, 0 },
 		{ "%s hca_object=2147483646", UNLIMITED, 2147483646 },
 		{ " \t%s \t hca_handle=0\t\thca_object=max\t\t\n", 0, UNLIMITED },
-		{ "%s hca_handle=0000000012 hca_object=1", 12, 1 },
+		{ "%s hca_handle=0000000012 hca_object=1", 10, 1 },
+		{ "%s hca_handle=010 hca_object=0x10", 8, 16 },
+		{ "%s hca_handle=1 hca_object=2 hca_handle=4", 4, 2 },
+		{ "%s hca_handle=5\nhca_object=6", 5, 6 },
 		{ "%s hca_handle=max hca_object=max\n", UNLIMITED, UNLIMITED },
 	};
 	char *cg, *other;
@@ -181,14 +184,16 @@ static int test_rdma_max_bad_input(const char *root, struct rig *t)
 		{ "%s hca_handle=maxx", EINVAL },
 		{ "%s hca_handle=-1", EINVAL },
 		{ "%s hca_handle=+1", EINVAL },
-		{ "%s hca_handle=0x10", EINVAL },
+		{ "%s hca_handle=08", EINVAL },
+		{ "%s hca_handle=0x", EINVAL },
 		{ "%s hca_handle=5abc", EINVAL },
 		{ "%s hca_handle=1.5", EINVAL },
 		{ "%s hca_handle=2147483648", EINVAL },
 		{ "%s hca_handle=4294967296", EINVAL },
 		{ "%s hca_handle=99999999999999999999", EINVAL },
-		{ "%s hca_handle=1 hca_handle=2", EINVAL },
-		{ "%s hca_object=1 hca_handle=2 hca_object=3", EINVAL },
+		{ "%s index=x hca_handle=1", EINVAL },
+		{ "%s index=1 index=1 hca_handle=1", EINVAL },
+		{ "%s index=-1 hca_handle=1", EINVAL },
 		{ "%s hca_objects=1", EINVAL },
 		{ "%s qp=1", EINVAL },
 		{ "%s =1", EINVAL },
@@ -201,6 +206,8 @@ static int test_rdma_max_bad_input(const char *root, struct rig *t)
 		{ "rdma_test_nodev hca_handle=1", ENODEV },
 		{ "rdma_test_nodev", ENODEV },
 		{ "%shca_handle=1", ENODEV },
+		{ "%s\thca_handle=1", ENODEV },
+		{ "%s index=4294967295 hca_handle=1", ENODEV },
 	};
 	char *cg;
 	int i;
@@ -1927,6 +1934,7 @@ static int test_rdma_mr_mem_files(const char *root, struct rig *t)
 		{ "%s 1t", 1ULL << 40 },
 		{ "%s 12345", 12345 },
 		{ "%s 007", 7 },
+		{ "%s 0x10", 16 },
 		{ "%s max", MR_MAX },
 		{ "%s 9223372036854775808", 1ULL << 63 },
 		{ "%s 16777215T", 16777215ULL << 40 },
@@ -1934,7 +1942,6 @@ static int test_rdma_mr_mem_files(const char *root, struct rig *t)
 		{ "%s 4096", 4096 },
 		{ "%s 18446744073709551615", MR_MAX },
 		{ "%s \t 8k\n", 8192 },
-		{ "%s\t5M\n", 5ULL << 20 },
 	};
 	static const struct {
 		const char *fmt;	/* %s: the device name */
@@ -1942,7 +1949,7 @@ static int test_rdma_mr_mem_files(const char *root, struct rig *t)
 	} bad[] = {
 		{ "%s -1", EINVAL },
 		{ "%s +1", EINVAL },
-		{ "%s 0x10", EINVAL },
+		{ "%s 0x", EINVAL },
 		{ "%s 10KB", EINVAL },
 		{ "%s 10 K", EINVAL },
 		{ "%s 1KK", EINVAL },
@@ -1964,6 +1971,7 @@ static int test_rdma_mr_mem_files(const char *root, struct rig *t)
 		{ "%s 17179869184G", EINVAL },
 		{ "rdma_test_nodev 1M", ENODEV },
 		{ "%sx 1M", ENODEV },
+		{ "%s\t5M", ENODEV },
 	};
 	static const char * const runc_files[] = {
 		"rdma.max", "rdma.current", "rdma.peak",
