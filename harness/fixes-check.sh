@@ -124,6 +124,13 @@ for i in $(seq 1 "$k"); do
 	tests+=("$(basename "${t:-none}" .sh)")
 done
 [ $bad -eq 0 ] || exit 1
+# Tests of fixes another base needs and this one does not: a test whose
+# header has the line "# Moot on BASE: WHY" must pass on the pristine base
+# (tree 0), which shows that the bug is not there.
+moot=()
+for t in "$FIXES"/*.sh; do
+	grep -q "^# Moot on $BASE: " "$t" && moot+=("$(basename "$t" .sh)")
+done
 
 # build/src-fixes: a hardlinked copy of pristine, files replaced (never
 # written through a link) only when their content changes.
@@ -161,7 +168,7 @@ set_tree() {
 }
 
 # The files the tests' verdicts are made from.
-declare -A result=()
+declare -A result=() result_moot=()
 build_s=() boot_s=()
 export HARNESS_SRC=$FSRC HARNESS_NAME=$NAME
 for i in $(seq 0 "$R"); do
@@ -188,7 +195,15 @@ for i in $(seq 0 "$R"); do
 	mv -f "$LOGS/console-$NAME.log" "$LOGS/fixes-$i-console.log" 2>/dev/null || : >"$LOGS/fixes-$i-console.log"
 	mv -f "$LOGS/results-$NAME.log" "$LOGS/fixes-$i-results.log" 2>/dev/null || : >"$LOGS/fixes-$i-results.log"
 	python3 "$HARNESS/fixes-analyze.py" --console "$LOGS/fixes-$i-console.log" \
-		--results "$LOGS/fixes-$i-results.log" "${tests[@]}" >"$LOGS/fixes-$i-analyze.log" 2>&1 || true
+		--results "$LOGS/fixes-$i-results.log" "${tests[@]}" "${moot[@]}" \
+		>"$LOGS/fixes-$i-analyze.log" 2>&1 || true
+	if [ "$i" = 0 ]; then
+		for m in "${moot[@]}"; do
+			r=$(sed -n "s/^RESULT $m //p" "$LOGS/fixes-0-analyze.log")
+			result_moot[$m]=${r:-FAIL the analysis gave no result}
+			say "    $m (moot on $BASE) on tree 0: ${result_moot[$m]}"
+		done
+	fi
 	for j in $(seq 1 "$k"); do
 		if [ -n "${untested[$j]:-}" ]; then
 			result[$i,$j]="UNTESTED"
@@ -238,6 +253,15 @@ if all_pass "$k" "$k (all fixes)"; then
 else
 	bad=1
 fi
+for m in "${moot[@]}"; do
+	why=$(sed -n "s/^# Moot on $BASE: //p" "$FIXES/$m.sh")
+	if [ "${result_moot[$m]%% *}" = PASS ]; then
+		say "$m: PASS on pristine $BASE_VERSION: the bug is not there ($why)"
+	else
+		bad=1
+		say "$m: ${result_moot[$m]} on pristine $BASE_VERSION, which should not have the bug: WRONG"
+	fi
+done
 if all_pass "$R" "R (the rework)"; then
 	say "the rework keeps what $BASE with the fixes shows: the $k fix tests pass on tree R"
 else

@@ -3,6 +3,7 @@
 #
 # Test of fix 4 (make fixes-check):
 # "cgroup/rdma: Refuse prefixes of "max", empty values and trailing garbage"
+# Moot on 7.3: match_token() (5bbb3453e8f3) refuses these prefixes and garbage
 #
 # Before the fix rdma.max takes "m", "ma" and "" as max, and "5abc" and
 # "08" as 5 and 0.  After it these writes fail with EINVAL and change

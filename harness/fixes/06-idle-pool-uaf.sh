@@ -3,6 +3,7 @@
 #
 # Test of fix 6 (make fixes-check):
 # "cgroup/rdma: Free idle pools when a cgroup goes offline"
+# Moot on 7.3: rdmacg_css_free() frees every pool of the cgroup
 #
 # A pool that a limit write created and that never held a charge stayed on
 # the device's list after its cgroup was freed; removing the device then

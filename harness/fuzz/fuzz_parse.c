@@ -266,30 +266,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 #else /* FUZZ_STANDALONE */
 
-#include <errno.h>
+#include "readfile.h"
 
 int main(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
-		const char *name = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
-		FILE *f = fopen(argv[i], "rb");
+		const char *name = fuzz_base_name(argv[i]);
 		struct model_result r;
-		uint8_t *buf;
-		long len;
+		size_t len;
+		uint8_t *buf = fuzz_read_file("fuzz_check", argv[i], &len);
 
-		if (!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 ||
-		    fseek(f, 0, SEEK_SET)) {
-			fprintf(stderr, "fuzz_check: %s: %s\n", argv[i], strerror(errno));
-			return 2;
-		}
-		/* Exactly len bytes, so that ASan sees any read past the end. */
-		buf = malloc(len ? (size_t)len : 1);
-		if (!buf || fread(buf, 1, (size_t)len, f) != (size_t)len) {
-			fprintf(stderr, "fuzz_check: %s: short read\n", argv[i]);
-			return 2;
-		}
-		fclose(f);
-		check_one(len ? buf : buf + 1, (size_t)len, &r);
+		check_one(len ? buf : buf + 1, len, &r);
 		printf("%s\t", name);
 		put_result(stdout, buf, &r);
 		if (model_max_nr > 1) {

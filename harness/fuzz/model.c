@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "model.h"
@@ -270,21 +271,33 @@ int model_parse_write(const unsigned char *buf, size_t len, int bytes,
 	return n + 1;
 }
 
+/* The one device of a write in @e; false if it is malformed or names more. */
+static bool model_parse_one(const unsigned char *buf, size_t len, int bytes,
+			    struct model_entry *e)
+{
+	struct model_entry two[2];
+
+	if (model_parse_write(buf, len, bytes, two, 2) != 1)
+		return false;
+	*e = two[0];
+	return true;
+}
+
 void model_parse(const unsigned char *buf, size_t len, struct model_result *r)
 {
-	struct model_entry e[2];
+	struct model_entry e;
 
 	memset(r, 0, sizeof(*r));
-	if (model_parse_write(buf, len, 0, e, 2) != 1) {
+	if (!model_parse_one(buf, len, 0, &e)) {
 		r->err = -EINVAL;
 		return;
 	}
-	r->dev_off = e[0].dev_off;
-	r->dev_len = e[0].dev_len;
-	r->has_index = e[0].has_index;
-	r->index = e[0].index;
-	r->mask = e[0].mask;
-	memcpy(r->value, e[0].value, sizeof(r->value));
+	r->dev_off = e.dev_off;
+	r->dev_len = e.dev_len;
+	r->has_index = e.has_index;
+	r->index = e.index;
+	r->mask = e.mask;
+	memcpy(r->value, e.value, sizeof(r->value));
 	for (int k = 0; k < MODEL_NKEYS; k++)
 		if (!(r->mask & (1u << k)))
 			r->value[k] = 0;
@@ -293,18 +306,18 @@ void model_parse(const unsigned char *buf, size_t len, struct model_result *r)
 void model_parse_bytes(const unsigned char *buf, size_t len,
 		       struct model_bytes *r)
 {
-	struct model_entry e[2];
+	struct model_entry e;
 
 	memset(r, 0, sizeof(*r));
-	if (model_parse_write(buf, len, 1, e, 2) != 1) {
+	if (!model_parse_one(buf, len, 1, &e)) {
 		r->err = -EINVAL;
 		return;
 	}
-	r->dev_off = e[0].dev_off;
-	r->dev_len = e[0].dev_len;
-	r->has_index = e[0].has_index;
-	r->index = e[0].index;
-	r->value = e[0].bytes;
+	r->dev_off = e.dev_off;
+	r->dev_len = e.dev_len;
+	r->has_index = e.has_index;
+	r->index = e.index;
+	r->value = e.bytes;
 }
 
 /* Print buf[0, len) as a C string literal body. */

@@ -108,10 +108,15 @@ DIFF_SECONDS=$((DURATION - MODEL_SECONDS))
 rm -rf "$OUT/corpus" "$OUT/artifacts"
 mkdir -p "$OUT/artifacts"
 cp -r "$HERE/corpus" "$OUT/corpus"
-args=(-max_total_time="$MODEL_SECONDS" -dict="$HERE/rdma_max.dict" -max_len=512
-      -timeout=10 -use_value_profile=1 -print_final_stats=1
-      -artifact_prefix="$OUT/artifacts/")
-[ -n "${FUZZ_SEED:-}" ] && args+=(-seed="$FUZZ_SEED")
+# fuzz_args SECONDS ARTIFACTS: libFuzzer's options into args
+fuzz_args() {
+	args=(-max_total_time="$1" -dict="$HERE/rdma_max.dict" -max_len=512
+	      -timeout=10 -use_value_profile=1 -print_final_stats=1
+	      -artifact_prefix="$2/")
+	[ -n "${FUZZ_SEED:-}" ] && args+=(-seed="$FUZZ_SEED")
+	return 0
+}
+fuzz_args "$MODEL_SECONDS" "$OUT/artifacts"
 say "fuzzing against the model for $MODEL_SECONDS s (log: $OUT/fuzz.log)"
 start=$(date +%s)
 rc=0
@@ -257,10 +262,7 @@ say "seeds: ${#seeds[@]} run, parser and Linux 7.3 agree"
 rm -rf "$OUT/diff-corpus" "$OUT/diff-artifacts"
 mkdir -p "$OUT/diff-artifacts"
 cp -r "$OUT/corpus" "$OUT/diff-corpus"
-args=(-max_total_time="$DIFF_SECONDS" -dict="$HERE/rdma_max.dict" -max_len=512
-      -timeout=10 -use_value_profile=1 -print_final_stats=1
-      -artifact_prefix="$OUT/diff-artifacts/")
-[ -n "${FUZZ_SEED:-}" ] && args+=(-seed="$FUZZ_SEED")
+fuzz_args "$DIFF_SECONDS" "$OUT/diff-artifacts"
 say "fuzzing against Linux 7.3 for $DIFF_SECONDS s (log: $OUT/fuzz_diff.log)"
 start=$(date +%s)
 rc=0

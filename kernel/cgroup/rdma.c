@@ -578,7 +578,7 @@ static struct rdmacg_pool *rdmacg_pool_add(struct rdma_cgroup *cg,
 	struct rdmacg_pool *pool;
 	int i;
 
-	pool = kzalloc(sizeof(*pool), GFP_KERNEL_ACCOUNT);
+	pool = kzalloc_obj(*pool, GFP_KERNEL_ACCOUNT);
 	if (!pool)
 		return ERR_PTR(-ENOMEM);
 	pool->parent = parent;
@@ -674,7 +674,7 @@ static struct rdmacg_pool_ext *rdmacg_ext_ensure(struct rdma_cgroup *cg,
 		missing = leaf;
 		for (pool = leaf->parent; pool && !pool->ext; pool = pool->parent)
 			missing = pool;
-		ext = kzalloc(sizeof(*ext), GFP_KERNEL_ACCOUNT);
+		ext = kzalloc_obj(*ext, GFP_KERNEL_ACCOUNT);
 		if (!ext)
 			return ERR_PTR(-ENOMEM);
 		atomic64_set(&ext->mr_mem.max, RDMACG_MR_MEM_MAX);
@@ -1898,14 +1898,14 @@ static int rdmacg_peak_reset(struct rdma_cgroup *cg,
 
 	mutex_lock(&rdmacg_registry_mutex);
 	if (!cg->peak_base) {
-		cg->peak_base = kzalloc(sizeof(*cg->peak_base), GFP_KERNEL_ACCOUNT);
+		cg->peak_base = kzalloc_obj(*cg->peak_base, GFP_KERNEL_ACCOUNT);
 		if (!cg->peak_base)
 			goto out;
 	}
 	/* The file's saved peaks live from its first reset to its release. */
 	mine = (struct rdmacg_peaks *)ofp->value;
 	if (!mine) {
-		fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
+		fresh = kzalloc_obj(*fresh, GFP_KERNEL_ACCOUNT);
 		if (!fresh)
 			goto out;
 		mine = fresh;
@@ -2155,7 +2155,7 @@ rdmacg_alloc_css(struct cgroup_subsys_state *parent)
 {
 	struct rdma_cgroup *cg;
 
-	cg = kzalloc(sizeof(*cg), GFP_KERNEL);
+	cg = kzalloc_obj(*cg);
 	if (!cg)
 		return ERR_PTR(-ENOMEM);
 	spin_lock_init(&cg->table_lock);

@@ -268,6 +268,18 @@ void rdmacg_cursor_init(struct rdmacg_cursor *cur, const char *buf,
 	cur->end = end;
 }
 
+/* Take the name of the next device from @cur; false when none is left. */
+static bool rdmacg_cursor_take_dev(struct rdmacg_cursor *cur,
+				   const char **dev, size_t *dev_len)
+{
+	if (!cur->dev)
+		return false;
+	*dev = cur->dev;
+	*dev_len = cur->dev_len;
+	cur->dev = NULL;
+	return true;
+}
+
 /**
  * rdmacg_next_max() - parse the next device's limits of an rdma.max write
  * @cur: the cursor, set by rdmacg_cursor_init() and moved past the device
@@ -286,11 +298,8 @@ int rdmacg_next_max(struct rdmacg_cursor *cur, struct rdmacg_max_req *req)
 	int ret;
 
 	memset(req, 0, sizeof(*req));
-	if (!cur->dev)
+	if (!rdmacg_cursor_take_dev(cur, &req->dev, &req->dev_len))
 		return 0;
-	req->dev = cur->dev;
-	req->dev_len = cur->dev_len;
-	cur->dev = NULL;
 	while ((tok = rdmacg_next_token(cur, &len, &nl))) {
 		ret = rdmacg_take_index(tok, len, &req->has_index, &req->index);
 		if (ret < 0)
@@ -333,11 +342,8 @@ int rdmacg_next_bytes(struct rdmacg_cursor *cur, struct rdmacg_bytes_req *req)
 	int ret;
 
 	memset(req, 0, sizeof(*req));
-	if (!cur->dev)
+	if (!rdmacg_cursor_take_dev(cur, &req->dev, &req->dev_len))
 		return 0;
-	req->dev = cur->dev;
-	req->dev_len = cur->dev_len;
-	cur->dev = NULL;
 	while ((tok = rdmacg_next_token(cur, &len, &nl))) {
 		ret = rdmacg_take_index(tok, len, &req->has_index, &req->index);
 		if (ret < 0)

@@ -138,7 +138,7 @@ static void umem_test_get_release(struct kunit *test)
 
 	ctx->first = ctx->base + r->offset;
 	umem = ib_umem_get_va(ctx->device, ctx->base + r->offset, r->size,
-			   IB_ACCESS_LOCAL_WRITE);
+			      IB_ACCESS_LOCAL_WRITE);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, umem);
 	KUNIT_EXPECT_EQ(test, ctx->charges, 1);
 	KUNIT_EXPECT_EQ(test, ctx->charged, r->pages);
@@ -170,7 +170,7 @@ static void umem_test_iova_moved(struct kunit *test)
 
 	ctx->first = ctx->base + PAGE_SIZE - 0x100;
 	umem = ib_umem_get_va(ctx->device, ctx->base + PAGE_SIZE - 0x100, 0x200,
-			   IB_ACCESS_LOCAL_WRITE);
+			      IB_ACCESS_LOCAL_WRITE);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, umem);
 	KUNIT_EXPECT_EQ(test, ctx->charged, 2);
 	KUNIT_EXPECT_EQ(test, umem_test_pinned_vm(), pinned_vm + 2);
@@ -195,7 +195,7 @@ static void umem_test_refused(struct kunit *test)
 	ctx->refuse = -EAGAIN;
 	ctx->first = ctx->base;
 	umem = ib_umem_get_va(ctx->device, ctx->base, 2 * PAGE_SIZE,
-			   IB_ACCESS_LOCAL_WRITE);
+			      IB_ACCESS_LOCAL_WRITE);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(umem), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, ctx->charged, 0);
 	KUNIT_EXPECT_EQ(test, ctx->uncharges, 0);
@@ -216,7 +216,7 @@ static void umem_test_fault(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0, vm_munmap(ctx->base + PAGE_SIZE, PAGE_SIZE));
 	ctx->first = ctx->base;
 	umem = ib_umem_get_va(ctx->device, ctx->base, 2 * PAGE_SIZE,
-			   IB_ACCESS_LOCAL_WRITE);
+			      IB_ACCESS_LOCAL_WRITE);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(umem), -EFAULT);
 	KUNIT_EXPECT_EQ(test, ctx->charges, 1);
 	KUNIT_EXPECT_EQ(test, ctx->uncharges, 1);
@@ -234,7 +234,7 @@ static void umem_test_too_long(struct kunit *test)
 	if (BITS_PER_LONG < 64)
 		kunit_skip(test, "2^32 pages do not fit in a size_t");
 	umem = ib_umem_get_va(ctx->device, ctx->base, (size_t)SZ_4G * PAGE_SIZE,
-			   IB_ACCESS_LOCAL_WRITE);
+			      IB_ACCESS_LOCAL_WRITE);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(umem), -EINVAL);
 	KUNIT_EXPECT_EQ(test, ctx->charges, 0);
 }

@@ -25,8 +25,8 @@ V1=/mnt/rdma-v1
 
 # The number of rdma cgroups the kernel knows, the roots included.
 rdma_cgroups() { awk '$1 == "rdma" { print $3 }' /proc/cgroups; }
-# Whether the v2 hierarchy has no rdma cgroup left but its root.
-v2_released() { [ "$(rdma_cgroups)" = 1 ]; }
+# Whether the hierarchy of the controller has no cgroup left but its root.
+only_root_left() { [ "$(rdma_cgroups)" = 1 ]; }
 
 made_siw=
 had_rdma=$(grep -ow rdma /sys/fs/cgroup/cgroup.subtree_control)
@@ -39,12 +39,17 @@ cleanup() {
 	if grep -q " $V1 " /proc/mounts; then
 		echo $$ >"$V1/cgroup.procs"
 		[ -d "$V1/tenant1" ] && rmdir "$V1/tenant1"
+		# umount destroys the hierarchy only if its root has no child
+		# left, and a removed cgroup stays a child until it is released
+		wait_for 30 only_root_left
 		umount "$V1"
 	fi
-	# the root's controllers as they were (the v1 hierarchy lets go of
-	# rdma asynchronously)
+	# the v1 hierarchy lets go of rdma asynchronously: wait until the v2
+	# root has it again (the tests after this one need it), then the
+	# root's controllers as they were
+	wait_for 30 grep -qw rdma /sys/fs/cgroup/cgroup.controllers
 	if [ -n "$had_rdma" ]; then
-		wait_for 30 sh -c 'echo +rdma >/sys/fs/cgroup/cgroup.subtree_control' 2>/dev/null
+		echo +rdma >/sys/fs/cgroup/cgroup.subtree_control
 	else
 		echo -rdma >/sys/fs/cgroup/cgroup.subtree_control
 	fi
@@ -79,7 +84,7 @@ cd /
 
 # v1: the controller must leave the v2 hierarchy first
 echo -rdma >/sys/fs/cgroup/cgroup.subtree_control
-if wait_for 30 v2_released; then
+if wait_for 30 only_root_left; then
 	pass "no cgroup of the v2 hierarchy uses the controller"
 else
 	fail "no cgroup of the v2 hierarchy uses the controller # rdma cgroups: $(rdma_cgroups)"

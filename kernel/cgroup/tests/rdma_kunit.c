@@ -1030,7 +1030,13 @@ static void rdmacg_test_file_format(struct kunit *test)
 	rdmacg_uncharge(cg, device, RDMACG_RESOURCE_HCA_HANDLE);
 }
 
-/* Expect @text among the lines @print gives for @cg. */
+/* Apply an rdma.max write of @text: its result. */
+static int rdmacg_test_try(struct rdma_cgroup *cg, const char *text)
+{
+	return rdmacg_set_max(cg, text, strlen(text));
+}
+
+/* Expect @text among the lines of the file @private (rdmacg_print_values()). */
 static void rdmacg_test_expect_line(struct kunit *test, struct rdma_cgroup *cg,
 				    unsigned long private, const char *text)
 {
@@ -1067,26 +1073,31 @@ static void rdmacg_test_index_key(struct kunit *test)
 	rdmacg_test_expect_line(test, cg, RDMACG_FILE_MR_MEM | RDMACG_VAL_MAX,
 				"\nkunit_dup index=70002 max\n");
 
-	KUNIT_EXPECT_EQ(test, -ENOTUNIQ, rdmacg_set_max(cg, "kunit_dup hca_handle=1", 22));
-	KUNIT_EXPECT_EQ(test, RDMACG_MAX, rdmacg_test_max(cg, a, RDMACG_RESOURCE_HCA_HANDLE));
-	KUNIT_EXPECT_EQ(test, RDMACG_MAX, rdmacg_test_max(cg, b, RDMACG_RESOURCE_HCA_HANDLE));
-	KUNIT_EXPECT_EQ(test, -ENODEV, rdmacg_set_max(cg, "kunit_dup index=70003 hca_handle=1", 34));
-	KUNIT_EXPECT_EQ(test, -ENODEV, rdmacg_set_max(cg, "kunit_one index=70001 hca_handle=1", 34));
+	KUNIT_EXPECT_EQ(test, -ENOTUNIQ, rdmacg_test_try(cg, "kunit_dup hca_handle=1"));
+	rdmacg_test_expect_line(test, cg, RDMACG_VAL_MAX,
+				"\nkunit_dup index=70001 hca_handle=max hca_object=max\n"
+				"kunit_dup index=70002 hca_handle=max hca_object=max\n");
+	KUNIT_EXPECT_EQ(test, -ENODEV,
+			rdmacg_test_try(cg, "kunit_dup index=70003 hca_handle=1"));
+	KUNIT_EXPECT_EQ(test, -ENODEV,
+			rdmacg_test_try(cg, "kunit_one index=70001 hca_handle=1"));
 
 	rdmacg_test_set(test, cg, "kunit_dup index=70002 hca_handle=1");
-	KUNIT_EXPECT_EQ(test, RDMACG_MAX, rdmacg_test_max(cg, a, RDMACG_RESOURCE_HCA_HANDLE));
 	KUNIT_EXPECT_EQ(test, 1, rdmacg_test_max(cg, b, RDMACG_RESOURCE_HCA_HANDLE));
 	rdmacg_test_expect_line(test, cg, RDMACG_VAL_MAX,
-				"\nkunit_dup index=70002 hca_handle=1 hca_object=max\n");
+				"\nkunit_dup index=70001 hca_handle=max hca_object=max\n"
+				"kunit_dup index=70002 hca_handle=1 hca_object=max\n");
 	rdmacg_test_set(test, cg, "kunit_one index=70003 hca_object=5");
 	KUNIT_EXPECT_EQ(test, 5, rdmacg_test_max(cg, one, RDMACG_RESOURCE_HCA_OBJECT));
 
 	/* Two devices of one name in one write; the same one twice is refused. */
-	rdmacg_test_set(test, cg, "kunit_dup index=70001 hca_handle=3\nkunit_dup index=70002 hca_handle=4");
+	rdmacg_test_set(test, cg, "kunit_dup index=70001 hca_handle=3\n"
+			"kunit_dup index=70002 hca_handle=4");
 	KUNIT_EXPECT_EQ(test, 3, rdmacg_test_max(cg, a, RDMACG_RESOURCE_HCA_HANDLE));
 	KUNIT_EXPECT_EQ(test, 4, rdmacg_test_max(cg, b, RDMACG_RESOURCE_HCA_HANDLE));
 	KUNIT_EXPECT_EQ(test, -EINVAL,
-			rdmacg_set_max(cg, "kunit_dup index=70001 hca_handle=5\nkunit_dup index=70001 hca_handle=6", 69));
+			rdmacg_test_try(cg, "kunit_dup index=70001 hca_handle=5\n"
+					"kunit_dup index=70001 hca_handle=6"));
 	KUNIT_EXPECT_EQ(test, 3, rdmacg_test_max(cg, a, RDMACG_RESOURCE_HCA_HANDLE));
 
 	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_charge(cg, b, RDMACG_RESOURCE_HCA_OBJECT));

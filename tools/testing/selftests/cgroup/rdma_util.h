@@ -17,6 +17,11 @@
 #define MR_MAX		UINT64_MAX	/* "max" in rdma.mr_mem.max */
 #define WAIT_MS		10000	/* upper bound for anything asynchronous */
 
+#ifndef PAGE_SIZE
+/* The page size the expectations assume; the guests are x86-64. */
+#define PAGE_SIZE	4096
+#endif
+
 /* The device under test: its name and its uverbs character device. */
 extern char rdma_dev[64];
 extern char uverbs_path[PATH_MAX];

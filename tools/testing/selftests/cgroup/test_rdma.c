@@ -1942,6 +1942,7 @@ static int test_rdma_mr_mem_files(const char *root, struct rig *t)
 		{ "%s 4096", 4096 },
 		{ "%s 18446744073709551615", MR_MAX },
 		{ "%s \t 8k\n", 8192 },
+		{ "%s 5M\n", 5ULL << 20 },
 	};
 	static const struct {
 		const char *fmt;	/* %s: the device name */
@@ -1971,7 +1972,7 @@ static int test_rdma_mr_mem_files(const char *root, struct rig *t)
 		{ "%s 17179869184G", EINVAL },
 		{ "rdma_test_nodev 1M", ENODEV },
 		{ "%sx 1M", ENODEV },
-		{ "%s\t5M", ENODEV },
+		{ "%s\t5M", EINVAL },	/* a tab is part of the name: no value */
 	};
 	static const char * const runc_files[] = {
 		"rdma.max", "rdma.current", "rdma.peak",
