@@ -48,6 +48,9 @@ check lint-docs "3s" bash "$HARNESS/lint.sh" docs
 check fuzz-parser "40s" bash "$HARNESS/fuzz/run.sh" 30
 check model-fuzz "70s" bash "$HARNESS/model/run.sh" 60
 check reset-cost "2s" bash "$HARNESS/model/resetcost.sh" 1 10 100
+# The backport is made from the mainline series, never by hand: its
+# patches must be what harness/backport.py derives today.
+[ "$BASE" = 6.12 ] && check backport "3s; 2 min without 7.3's tree" python3 "$HARNESS/backport.py" --check
 # Only compiles the instruction-count programs (make bench runs them), so
 # that a change of rdma.c that the stand-in headers do not cover fails here.
 check icount-build "5s" bash "$HARNESS/bench/icount/build.sh" "$BUILD/icount-build" "$PRISTINE"

@@ -101,7 +101,7 @@ docs_check() {
 }
 
 case "${1:-}" in
-checkpatch) bash "$HARNESS/patch.sh" ;;
+checkpatch) DRAFT=1 bash "$HARNESS/patch.sh" ;;
 sparse) sparse_check ;;
 kerneldoc) kerneldoc_check ;;
 originality) originality_check ;;

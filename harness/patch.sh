@@ -1,63 +1,145 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # `make patch`: apply the series of a base (harness/series/BASE/) with git am
-# on pristine Linux BASE, write it numbered with its cover letter to build/patches/ as it
-# would be mailed, and check it: our in-tree files equal its tip, the fixes
-# come first with Fixes: and Cc: stable, and every patch passes
-# scripts/checkpatch.pl --strict --no-signoff with 0 errors and 0 warnings.
+# on pristine Linux BASE and write it as the submissions it is mailed in,
+# each to build/BASE/patches/NAME/ with its cover letter:
+#   harness/series/BASE/submissions   one line per submission:
+#                                     NAME FIRST LAST COVER PREFIX...
+#                                     (patches FIRST to LAST of the series,
+#                                     the cover letter's text in
+#                                     harness/series/BASE/COVER, the subject
+#                                     prefix, e.g. "PATCH rdma-next")
+# and check them:
+#   - the submissions cover the series in order, each patch once;
+#   - each cover letter lists its patches as "NN/MM: <subject>", every one
+#     of them with its exact subject, and a size given as "+A/-B" right
+#     after it matches the patch's diffstat; "N patches" says MM;
+#   - the in-tree files equal the series' tip, the fixes come first with
+#     Fixes: and Cc: stable (series.sh intree, rules);
+#   - every patch passes scripts/checkpatch.pl --strict with 0 errors and 0
+#     warnings;
+#   - the series' form (harness/series-form.py): sizes and rewrites of
+#     earlier patches, reported, an error with FORM_STRICT=1.
+# To: and Cc: come from scripts/get_maintainer.pl --nogit on the
+# submission's patches (maintainers and supporters to To:, the rest to Cc:).
+#
+# Signed-off-by: is the submitter's: SUBMITTER="Name <mail>", or else the
+# repository's git config user.name and user.email; the submitter is the
+# author of every patch too.  Without one, make patch refuses, unless
+# DRAFT=1 (make check's lint runs a draft: no sign-off, checkpatch with
+# --no-signoff).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 [ -f "$PRISTINE/Makefile" ] || die "no pristine tree: run harness/tree.sh first"
 WORK=$BUILD/patchwork
 OUT=$BUILD/patches
-COVER=$SERIES/cover-letter.txt
+SUBS=$SERIES/submissions
+DRAFT=${DRAFT:-0}
+
+if [ "$DRAFT" != 1 ]; then
+	if [ -z "${SUBMITTER:-}" ]; then
+		name=$(git -C "$REPO" config user.name || true)
+		mail=$(git -C "$REPO" config user.email || true)
+		[ -n "$name" ] && [ -n "$mail" ] && SUBMITTER="$name <$mail>"
+	fi
+	[ -n "${SUBMITTER:-}" ] ||
+		die "no submitter: set SUBMITTER=\"Name <mail>\" (or git config user.name and user.email) for Signed-off-by:, or DRAFT=1 for a draft without one"
+	[[ $SUBMITTER =~ ^([^<>]+[^<> ])\ \<([^<>@ ]+@[^<> ]+)\>$ ]] ||
+		die "SUBMITTER must read \"Name <mail>\", not \"$SUBMITTER\""
+	SUB_NAME=${BASH_REMATCH[1]} SUB_MAIL=${BASH_REMATCH[2]}
+fi
 
 bash "$HARNESS/series.sh" work
 n=$(git -C "$WORK" rev-list --count "$BASE_TAG..HEAD")
 say "patch: the $n patches of harness/series/$BASE/ apply with git am on pristine $BASE_VERSION"
+mapfile -t commits < <(git -C "$WORK" rev-list --reverse "$BASE_TAG..HEAD")
+
+[ -f "$SUBS" ] || die "no $SUBS"
+[ -f "$SRC/MAINTAINERS" ] || bash "$HARNESS/tree.sh" >/dev/null
+
+# get_maintainer.pl on the patches of a submission: "to" or "cc" lines.
+maintainers() {
+	local want=$1
+	shift
+	(cd "$SRC" && perl scripts/get_maintainer.pl --nogit --nogit-fallback "$@") |
+		python3 -c '
+import re, sys
+want = sys.argv[1]
+for line in sys.stdin:
+    m = re.match(r"^(.*?) \((.*)\)$", line.strip())
+    if not m:
+        continue
+    who, roles = m.group(1), m.group(2)
+    to = any(r.startswith(("maintainer:", "supporter:")) for r in roles.split(","))
+    if (want == "to") == to:
+        print(who)
+' "$want"
+}
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
-git -C "$WORK" format-patch -q --numbered --cover-letter --no-signature \
-	-o "$OUT" "$BASE_TAG..HEAD"
-if [ -f "$COVER" ]; then
-	python3 - "$OUT"/0000-cover-letter.patch "$COVER" <<'PY'
-import sys
-path, cover = sys.argv[1], sys.argv[2]
-text = open(path).read()
-lines = open(cover).read().rstrip("\n").split("\n")
-subject, body = lines[0], "\n".join(lines[2:])
-text = text.replace("*** SUBJECT HERE ***", subject, 1)
-text = text.replace("*** BLURB HERE ***", body, 1)
-open(path, "w").write(text)
-PY
-fi
-say "patch: wrote $n patches and a cover letter to $OUT"
-ls "$OUT" | sed 's/^/  /'
+next=1 bad=0 subs=0
+while read -r name first last cover prefix; do
+	case "$name" in '' | '#'*) continue ;; esac
+	subs=$((subs + 1))
+	[ "$first" = "$next" ] || die "$SUBS: $name starts at patch $first, not at $next"
+	[ "$last" -ge "$first" ] && [ "$last" -le "$n" ] || die "$SUBS: $name: bad range $first-$last (the series has $n)"
+	[ -f "$SERIES/$cover" ] || die "$SUBS: $name: no cover letter $SERIES/$cover"
+	next=$((last + 1))
+	dir=$OUT/$name
+	range="${commits[$((first - 1))]}~1..${commits[$((last - 1))]}"
+	opts=(--numbered --cover-letter --no-signature --subject-prefix="$prefix" -o "$dir")
+	id=()
+	if [ "$DRAFT" != 1 ]; then
+		opts+=(--signoff)
+		id=(-c user.name="$SUB_NAME" -c user.email="$SUB_MAIL")
+	fi
+	git -C "$WORK" "${id[@]}" format-patch -q "${opts[@]}" "$range"
+	mapfile -t files < <(find "$dir" -name '[0-9]*.patch' ! -name '0000-*' | LC_ALL=C sort)
+	mapfile -t to < <(maintainers to "${files[@]}")
+	mapfile -t cc < <(maintainers cc "${files[@]}")
+	python3 "$HARNESS/cover.py" --dir "$dir" --cover "$SERIES/$cover" \
+		--from "${SUBMITTER:-}" --to "$(printf '%s\n' "${to[@]}")" \
+		--cc "$(printf '%s\n' "${cc[@]}")" \
+		--base "v$BASE_VERSION (Linux $BASE_VERSION as Debian's linux-source-$BASE has it)" || bad=1
+	say "patch: $name: patches $first-$last, $((last - first + 1)) and a cover letter in $dir"
+	say "patch:   To: $(printf '%s, ' "${to[@]}" | sed 's/, $//')"
+	say "patch:   Cc: $(printf '%s, ' "${cc[@]}" | sed 's/, $//')"
+done <"$SUBS"
+[ $((next - 1)) -eq "$n" ] || die "$SUBS: the submissions end at patch $((next - 1)); the series has $n"
+[ "$DRAFT" = 1 ] && say "patch: a draft: no Signed-off-by (set SUBMITTER or git config for one)"
 
 bash "$HARNESS/series.sh" intree
 bash "$HARNESS/series.sh" rules
+# The form a maintainer asks for: at most about 400 lines of code a patch,
+# nothing an earlier patch wrote redone by a later one.  Reported (the
+# table in $LOGS/series-form.log); it fails make patch with FORM_STRICT=1.
+form=()
+[ "${FORM_STRICT:-0}" = 1 ] && form=(--strict)
+python3 "$HARNESS/series-form.py" "$WORK" "$BASE_TAG" "${form[@]}" >"$LOGS/series-form.log" || bad=1
+grep '^form: ' "$LOGS/series-form.log"
 
 # checkpatch, run from the pristine tree so it finds its data files.  That
 # tree has no git history, so checkpatch cannot look up the commits that a
 # message names ("Fixes:", "commit <sha>") and warns UNKNOWN_COMMIT_ID for
 # every one of them; those warnings are reported but not counted.
-bad=0
-for p in "$OUT"/[0-9]*.patch; do
+cp_opts=(--strict --color=never --ignore UNKNOWN_COMMIT_ID)
+[ "$DRAFT" = 1 ] && cp_opts+=(--no-signoff)
+for p in "$OUT"/*/[0-9]*.patch; do
 	case "$(basename "$p")" in 0000-*) continue ;; esac
-	res=$(cd "$PRISTINE" && perl scripts/checkpatch.pl --strict --no-signoff --color=never \
-		--ignore UNKNOWN_COMMIT_ID --summary-file "$p" 2>&1) || true
+	rel=${p#"$OUT"/}
+	res=$(cd "$PRISTINE" && perl scripts/checkpatch.pl "${cp_opts[@]}" --summary-file "$p" 2>&1) || true
 	total=$(grep -oE 'total: [0-9]+ errors, [0-9]+ warnings.*' <<<"$res" | tail -n1) || true
 	ids=$(cd "$PRISTINE" && perl scripts/checkpatch.pl --strict --no-signoff --color=never \
 		--types UNKNOWN_COMMIT_ID --terse "$p" 2>&1 | grep -c UNKNOWN_COMMIT_ID) || true
 	note=""
 	[ "${ids:-0}" -gt 0 ] && note=" (+$ids commit ids not verifiable without upstream git history)"
-	say "checkpatch: $(basename "$p"): ${total:-no result}$note"
+	say "checkpatch: $rel: ${total:-no result}$note"
 	if ! grep -qE '^total: 0 errors, 0 warnings' <<<"$total"; then
 		printf '%s\n' "$res" | sed 's/^/    /'
 		bad=1
 	fi
 done
-[ $bad -eq 0 ] || die "checkpatch found errors or warnings in the series"
-say "patch: checkpatch --strict: 0 errors, 0 warnings"
+[ $bad -eq 0 ] || die "the cover letters or checkpatch found problems (above)"
+say "patch: $subs submissions, cover letters checked, checkpatch --strict: 0 errors, 0 warnings"

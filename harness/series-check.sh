@@ -19,7 +19,7 @@ KUNIT_FILE=kernel/cgroup/tests/rdma_kunit.c
 t_start=$(date +%s)
 failed=0
 
-step patch "30s" bash "$HARNESS/patch.sh" || exit 1
+step patch "30s" env DRAFT=1 bash "$HARNESS/patch.sh" || exit 1
 G=(git -C "$WORK")
 base=$BASE_TAG
 mapfile -t commits < <("${G[@]}" rev-list --reverse "$base..HEAD")

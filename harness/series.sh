@@ -26,7 +26,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-WORK=$BUILD/patchwork
+WORK=${SERIES_WORK:-$BUILD/patchwork}  # SERIES_WORK: elsewhere (harness/backport.py)
 GITTREE=$BUILD/series-git
 GIT_ID=(-c user.name="RDMA cgroup harness" -c user.email="harness@example.invalid"
 	-c core.autocrlf=false -c commit.gpgsign=false -c am.threeWay=false)
@@ -58,6 +58,8 @@ make_work() {
 			cp "$PRISTINE/$f" "$WORK/$f"
 		fi
 	done < <(series_touched)
+	# diff=cpp and friends: hunk headers name functions as in a full tree
+	cp "$PRISTINE/.gitattributes" "$WORK/.gitattributes"
 	git -C "$WORK" add -A
 	GIT_AUTHOR_DATE='2026-01-01T00:00:00Z' GIT_COMMITTER_DATE='2026-01-01T00:00:00Z' \
 		git -C "$WORK" "${GIT_ID[@]}" commit -q --allow-empty \

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The form of a series, as a maintainer reads it (harness/patch.sh).
+
+For each patch of build/BASE/patchwork (the series applied with git am):
+  - its size: lines added and removed in code (C, headers, Kconfig,
+    Makefiles), in tests (KUnit files, selftests) and in documentation;
+  - which earlier patches of the series it rewrites: lines that an
+    earlier patch added and this one removes or changes (git blame of the
+    parent on every removed line).
+A patch of more than LIMIT lines of code (added + removed; default 400),
+or one that rewrites MIN or more lines of one earlier patch (default 20:
+a later patch may add an argument or a field to what an earlier one
+wrote, not redo it), is a finding.  Prints a table and
+the findings; exits 1 if there are findings and --strict is given.
+
+    series-form.py WORKDIR BASE_TAG [--limit N] [--min N] [--strict]
+"""
+import re
+import subprocess
+import sys
+
+
+def git(repo, *args):
+    return subprocess.run(["git", "-C", repo] + list(args), check=True,
+                          stdout=subprocess.PIPE, text=True).stdout
+
+
+def kind(path):
+    if path.startswith("Documentation/") or path == "MAINTAINERS":
+        return "doc"
+    if "/tests/" in path or path.startswith("tools/testing/") or path.endswith("_kunit.c"):
+        return "test"
+    return "code"
+
+
+def removed_ranges(repo, c, path):
+    """Line ranges of path at c~1 that c removes: [(start, count)]."""
+    diff = git(repo, "diff", "-U0", c + "~1", c, "--", path)
+    out = []
+    for m in re.finditer(r"^@@ -(\d+)(?:,(\d+))? \+", diff, re.M):
+        start, count = int(m.group(1)), int(m.group(2) if m.group(2) is not None else 1)
+        if count:
+            out.append((start, count))
+    return out
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    strict = "--strict" in sys.argv
+    opts = {"--limit": 400, "--min": 20}
+    for o in opts:
+        if o in sys.argv:
+            i = sys.argv.index(o)
+            opts[o] = int(sys.argv[i + 1])
+            args.remove(sys.argv[i + 1])
+    limit, least = opts["--limit"], opts["--min"]
+    repo, base = args[0], args[1]
+    commits = git(repo, "rev-list", "--reverse", base + "..HEAD").split()
+    number = {c: i + 1 for i, c in enumerate(commits)}
+    findings = []
+    print("patch  code +/-      tests +/-     docs +/-      rewrites (patch: lines)  subject")
+    for c in commits:
+        n = number[c]
+        subj = git(repo, "log", "-1", "--format=%s", c).strip()
+        size = {"code": [0, 0], "test": [0, 0], "doc": [0, 0]}
+        for line in git(repo, "diff", "--numstat", c + "~1", c).splitlines():
+            a, d, path = line.split("\t")
+            if a == "-":
+                continue
+            size[kind(path)][0] += int(a)
+            size[kind(path)][1] += int(d)
+        rewrites = {}
+        for path in git(repo, "diff", "--name-only", "--diff-filter=MD", c + "~1", c).split():
+            for start, count in removed_ranges(repo, c, path):
+                blame = git(repo, "blame", "--porcelain", "-L", "%d,+%d" % (start, count),
+                            c + "~1", "--", path)
+                for m in re.finditer(r"^([0-9a-f]{40}) \d+ \d+", blame, re.M):
+                    if m.group(1) in number:
+                        rewrites[number[m.group(1)]] = rewrites.get(number[m.group(1)], 0) + 1
+        code = size["code"][0] + size["code"][1]
+        rw = ", ".join("%d: %d" % (k, v) for k, v in sorted(rewrites.items()))
+        print("%5d  %-12s  %-12s  %-12s  %-23s  %s" % (
+            n, "+%d/-%d" % tuple(size["code"]), "+%d/-%d" % tuple(size["test"]),
+            "+%d/-%d" % tuple(size["doc"]), rw or "-", subj))
+        if code > limit:
+            findings.append("patch %d changes %d lines of code (more than %d): %s" % (n, code, limit, subj))
+        big = {k: v for k, v in rewrites.items() if v >= least}
+        if big:
+            findings.append("patch %d rewrites %s: %s" % (
+                n, ", ".join("%d lines of patch %d" % (v, k) for k, v in sorted(big.items())), subj))
+    for f in findings:
+        print("form: " + f)
+    print("form: %d patches, %d findings" % (len(commits), len(findings)))
+    sys.exit(1 if strict and findings else 0)
+
+
+if __name__ == "__main__":
+    main()
