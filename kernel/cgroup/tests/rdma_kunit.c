@@ -236,8 +236,8 @@ struct rdmacg_set_max_case {
 
 /*
  * Each case starts from hca_handle=7 hca_object=9. The grammar is upstream
- * Linux 7.3's (checked against its own code by harness/fuzz/fuzz_diff.c),
- * with several devices per write as rdma_parse.h says. index= is left to
+ * Linux 7.3's (fuzzed in user space against 7.3's own lib/parser.c), with
+ * several devices per write as rdma_parse.h says. index= is left to
  * rdmacg_test_parse_max(): the test device has no index to match.
  */
 static const struct rdmacg_set_max_case rdmacg_set_max_cases[] = {
