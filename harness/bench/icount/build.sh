@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build harness/bench/icount's driver against ours and upstream's controller.
+# Build harness/bench/icount's driver against ours and upstream's controller,
+# and upstream's with only an O(1) lookup (the ablation), where the base has one.
 #   build.sh OUT UPSTREAM_TREE
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -10,17 +11,36 @@ OUT=$1 UP=$2
 CFLAGS=(-std=gnu11 -Os -g -funsigned-char -fno-strict-aliasing
 	-fno-omit-frame-pointer -DCONFIG_CGROUP_RDMA -Wall -Wno-unused-function
 	-Wno-unused-variable -Wno-unused-but-set-variable)
-for k in ours upstream; do
+# ablation: upstream's controller with only the O(1) lookup of
+# harness/bench/ablation/BASE-slot-lookup.patch, under its own mutex.
+kinds=(ours upstream)
+ABL=$HERE/../ablation/${BASE:-7.3}-slot-lookup.patch
+[ -f "$ABL" ] && kinds+=(ablation)
+for k in "${kinds[@]}"; do
 	mkdir -p "$OUT/$k/linux"
-	if [ $k = ours ]; then
+	case $k in
+	ours)
 		cp "$REPO/include/linux/cgroup_rdma.h" "$OUT/$k/linux/"
 		src=("$REPO/kernel/cgroup/rdma.c" "$REPO/kernel/cgroup/rdma_parse.c")
 		def=(-DICOUNT_OURS)
-	else
+		;;
+	upstream)
 		cp "$UP/include/linux/cgroup_rdma.h" "$OUT/$k/linux/"
 		src=("$UP/kernel/cgroup/rdma.c")
 		def=()
-	fi
+		;;
+	ablation)
+		rm -rf "$OUT/ablation-src"
+		mkdir -p "$OUT/ablation-src/kernel/cgroup" "$OUT/ablation-src/include/linux"
+		cp "$UP/kernel/cgroup/rdma.c" "$OUT/ablation-src/kernel/cgroup/"
+		cp "$UP/include/linux/cgroup_rdma.h" "$OUT/ablation-src/include/linux/"
+		patch -s -d "$OUT/ablation-src" -p1 <"$ABL"
+		cp "$OUT/ablation-src/include/linux/cgroup_rdma.h" "$OUT/$k/linux/"
+		src=("$OUT/ablation-src/kernel/cgroup/rdma.c")
+		def=()
+		;;
+	esac
+	grep -q 'u32[[:space:]]*index;' "$OUT/$k/linux/cgroup_rdma.h" && def+=(-DICOUNT_HAS_INDEX)
 	gcc "${CFLAGS[@]}" "${def[@]}" -I"$OUT/$k" -I"$HERE/include" \
 		-I"$REPO/kernel/cgroup" -o "$OUT/icount-$k" "$HERE/shim.c" "${src[@]}"
 done

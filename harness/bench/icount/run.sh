@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Instructions per charge + uncharge, ours against upstream 6.12: a
+# Instructions per charge + uncharge, ours against upstream (the base): a
 # deterministic measure beside make bench's timings under TCG, which vary
 # from boot to boot by more than the differences they should show.
 #   harness/bench/icount/run.sh OUT
@@ -19,13 +19,13 @@ command -v valgrind >/dev/null ||
 	die "valgrind is needed: apt-get install valgrind"
 bash "$HERE/build.sh" "$OUT" "$PRISTINE"
 
-# instr KERNEL DEPTH WHAT: instructions of one pair
+# instr KERNEL DEPTH WHAT [DEVICES]: instructions of one pair
 instr() {
 	local n ir=()
 	for n in 1000 11000; do
 		valgrind --tool=callgrind --callgrind-out-file="$OUT/callgrind.out" \
-			"$OUT/icount-$1" "$2" "$n" "$3" >/dev/null 2>"$OUT/valgrind.log" ||
-			die "icount-$1 $2 $n $3 failed (see $OUT/valgrind.log)"
+			"$OUT/icount-$1" "$2" "$n" "$3" "${4:-1}" >/dev/null 2>"$OUT/valgrind.log" ||
+			die "icount-$1 $2 $n $3 ${4:-1} failed (see $OUT/valgrind.log)"
 		ir+=("$(awk '/^(summary|totals):/ { print $2; exit }' "$OUT/callgrind.out")")
 	done
 	echo $(((ir[1] - ir[0]) / 10000))
@@ -37,8 +37,15 @@ instr() {
 	for d in 1 2 4 8 16; do
 		o=$(instr ours $d obj) u=$(instr upstream $d obj)
 		c=$(instr ours $d ctxobj) m=$(instr ours $d mr_mem)
-		printf '%s {"depth": %d, "ours": %d, "upstream": %d, "ctxobj": %d, "mr_mem": %d}\n' \
-			"$sep" "$d" "$o" "$u" "$c" "$m"
+		# 128 devices, the pair on the last one registered; the
+		# ablation (upstream + only an O(1) lookup) where the base has it
+		o128=$(instr ours $d obj 128) u128=$(instr upstream $d obj 128)
+		a=-1 a128=-1
+		if [ -x "$OUT/icount-ablation" ]; then
+			a=$(instr ablation $d obj) a128=$(instr ablation $d obj 128)
+		fi
+		printf '%s {"depth": %d, "ours": %d, "upstream": %d, "ctxobj": %d, "mr_mem": %d, "ablation": %d, "ours128": %d, "upstream128": %d, "ablation128": %d}\n' \
+			"$sep" "$d" "$o" "$u" "$c" "$m" "$a" "$o128" "$u128" "$a128"
 		sep=","
 	done
 	echo "]"
@@ -57,6 +64,22 @@ for r in rows:
     L.append(f"| {r['depth']} | {r['ours']} | {r['upstream']} | {r['upstream'] / r['ours']:.2f} | "
              f"{r['ctxobj']} | {r['upstream'] / r['ctxobj']:.2f} | {r['mr_mem']} | "
              f"{r['mr_mem'] / r['ours']:.2f} |")
+L += ["", "With pools on 128 devices in every cgroup of the chain, the pair on the "
+      "device registered last (upstream walks a list of pools per level; "
+      "ablation: upstream with only an O(1) lookup by device slot, under its "
+      "mutex, harness/bench/ablation/):", "",
+      "| depth | ours | ablation | upstream | ablation/ours | upstream/ablation |",
+      "|---:|---:|---:|---:|---:|---:|"]
+for r in rows:
+    ab = r["ablation"] if r["ablation"] >= 0 else None
+    ab128 = r["ablation128"] if r["ablation128"] >= 0 else None
+    L.append(f"| {r['depth']} | {r['ours128']} | {ab128 if ab128 else '-'} | {r['upstream128']} | "
+             f"{(ab128 / r['ours128']) if ab128 else float('nan'):.2f} | "
+             f"{(r['upstream128'] / ab128) if ab128 else float('nan'):.2f} |")
+if rows[0]["ablation"] >= 0:
+    L += ["", "One device: ablation " + ", ".join(
+        f"{r['ablation']} at depth {r['depth']}" for r in rows) +
+        " (upstream: " + ", ".join(str(r["upstream"]) for r in rows) + ")."]
 d1 = next(r for r in rows if r["depth"] == 1)
 d16 = next(r for r in rows if r["depth"] == 16)
 for k in ("ours", "upstream"):

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The out-of-line part of the stand-ins of include/kshim.h, and the driver:
- *   icount DEPTH PAIRS [obj|ctxobj|mr_mem]
+ *   icount DEPTH PAIRS [obj|ctxobj|mr_mem [DEVICES]]
  * builds a chain of DEPTH cgroups below a root with the controller's own
- * css_alloc, registers one device, holds one hca_handle charge in the
- * leaf (the pools exist), and runs PAIRS charge+uncharge pairs of the
- * resource in the leaf: rdmacg_try_charge() + rdmacg_uncharge() of an
+ * css_alloc, registers DEVICES devices (default 1), holds one hca_handle
+ * charge on each in the leaf (the pools exist, in the order the devices
+ * were registered), and runs PAIRS charge+uncharge pairs of the resource
+ * in the leaf on the last device registered: rdmacg_try_charge() + rdmacg_uncharge() of an
  * hca_object (obj), rdmacg_try_charge_obj() + rdmacg_uncharge_obj() on the
  * held context's cgroup (ctxobj, ours only), or 64 KiB of
  * rdmacg_try_charge_mr_mem() + rdmacg_uncharge_mr_mem() (mr_mem, ours
@@ -153,14 +154,17 @@ static noinline int pairs_mr_mem(struct rdmacg_device *dev, long n)
 
 int main(int argc, char **argv)
 {
-	static struct rdmacg_device dev = { .name = "icount0" };
+	static struct rdmacg_device devs[256];
 	struct cgroup_subsys_state *css = NULL, *parent = NULL;
 	const char *what = argc > 3 ? argv[3] : "obj";
+	int ndev = argc > 4 ? atoi(argv[4]) : 1;
+	static struct rdma_cgroup *held[256];
+	struct rdmacg_device *last;
 	struct rdma_cgroup *ctx;
 	int depth, i, ret = -1;
 	long n;
 
-	if (argc < 3)
+	if (argc < 3 || ndev < 1 || ndev > 256)
 		return 2;
 	depth = atoi(argv[1]);
 	n = atol(argv[2]);
@@ -171,20 +175,33 @@ int main(int argc, char **argv)
 	}
 	task.css = css;
 	kshim_current = &task;
-	rdmacg_register_device(&dev);
-	if (rdmacg_try_charge(&ctx, &dev, RDMACG_RESOURCE_HCA_HANDLE))
-		return 1;
+	for (i = 0; i < ndev; i++) {
+		char *name = malloc(16);
+
+		snprintf(name, 16, "icount%d", i);
+		devs[i].name = name;
+#ifdef ICOUNT_HAS_INDEX
+		devs[i].index = i;
+#endif
+		rdmacg_register_device(&devs[i]);
+		if (rdmacg_try_charge(&held[i], &devs[i],
+				      RDMACG_RESOURCE_HCA_HANDLE))
+			return 1;
+	}
+	last = &devs[ndev - 1];
+	ctx = held[ndev - 1];
 	/* warm: the first pairs create whatever a pair needs */
 	if (!strcmp(what, "obj"))
-		ret = pairs_obj(&dev, n + 10);
+		ret = pairs_obj(last, n + 10);
 #ifdef ICOUNT_OURS
 	else if (!strcmp(what, "ctxobj"))
-		ret = pairs_ctxobj(&dev, ctx, n + 10);
+		ret = pairs_ctxobj(last, ctx, n + 10);
 	else if (!strcmp(what, "mr_mem"))
-		ret = pairs_mr_mem(&dev, n + 10);
+		ret = pairs_mr_mem(last, n + 10);
 #endif
 	if (ret)
 		return 1;
-	rdmacg_uncharge(ctx, &dev, RDMACG_RESOURCE_HCA_HANDLE);
+	for (i = 0; i < ndev; i++)
+		rdmacg_uncharge(held[i], &devs[i], RDMACG_RESOURCE_HCA_HANDLE);
 	return 0;
 }
