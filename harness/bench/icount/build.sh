@@ -34,7 +34,7 @@ for k in "${kinds[@]}"; do
 		mkdir -p "$OUT/ablation-src/kernel/cgroup" "$OUT/ablation-src/include/linux"
 		cp "$UP/kernel/cgroup/rdma.c" "$OUT/ablation-src/kernel/cgroup/"
 		cp "$UP/include/linux/cgroup_rdma.h" "$OUT/ablation-src/include/linux/"
-		patch -s -d "$OUT/ablation-src" -p1 <"$ABL"
+		(cd "$OUT/ablation-src" && git apply -p1 "$ABL")
 		cp "$OUT/ablation-src/include/linux/cgroup_rdma.h" "$OUT/$k/linux/"
 		src=("$OUT/ablation-src/kernel/cgroup/rdma.c")
 		def=()
