@@ -7,6 +7,8 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../../.." && pwd)
 OUT=$1 UP=$2
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
 # The kernel's flags that shape the code: tinyconfig optimises for size.
 CFLAGS=(-std=gnu11 -Os -g -funsigned-char -fno-strict-aliasing
 	-fno-omit-frame-pointer -DCONFIG_CGROUP_RDMA -Wall -Wno-unused-function
@@ -34,7 +36,10 @@ for k in "${kinds[@]}"; do
 		mkdir -p "$OUT/ablation-src/kernel/cgroup" "$OUT/ablation-src/include/linux"
 		cp "$UP/kernel/cgroup/rdma.c" "$OUT/ablation-src/kernel/cgroup/"
 		cp "$UP/include/linux/cgroup_rdma.h" "$OUT/ablation-src/include/linux/"
-		(cd "$OUT/ablation-src" && git apply -p1 "$ABL")
+		# not inside our repository: git would take its paths from there
+		(cd "$OUT/ablation-src" && GIT_CEILING_DIRECTORIES="$OUT" git apply -p1 "$ABL")
+		cmp -s "$UP/kernel/cgroup/rdma.c" "$OUT/ablation-src/kernel/cgroup/rdma.c" &&
+			{ echo "icount: $ABL did not apply" >&2; exit 1; }
 		cp "$OUT/ablation-src/include/linux/cgroup_rdma.h" "$OUT/$k/linux/"
 		src=("$OUT/ablation-src/kernel/cgroup/rdma.c")
 		def=()
