@@ -36,13 +36,13 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HARNESS = os.path.join(REPO, "harness")
 MAIN, BACK = "7.3", "6.12"
 MAIN_TAG, BACK_TAG = "v7.3.4-debian", "v6.12.117-debian"
 BACK_VERSION = "6.12.117"
-MAIN_SERIES = os.path.join(HARNESS, "series", MAIN)
 BACK_SERIES = os.path.join(HARNESS, "series", BACK)
 RESOLVED = os.path.join(HARNESS, "backport", BACK)
 MAIN_WORK = os.path.join(REPO, "build", BACK, "mainline-work")
@@ -218,19 +218,9 @@ def add_note(msg, items):
     msg = msg.rstrip("\n")
     paras = msg.split("\n\n")
     trailer = re.compile(r"^[A-Za-z][A-Za-z0-9-]*: \S")
-    note = NOTE + " "
-    note += "; ".join(items) if items else "applies as it is"
-    note += ". ]"
-    # wrap at 72 columns
-    words, lines, cur = note.split(" "), [], ""
-    for w in words:
-        if cur and len(cur) + 1 + len(w) > 72:
-            lines.append(cur)
-            cur = "  " + w
-        else:
-            cur = (cur + " " + w) if cur else w
-    lines.append(cur)
-    note = "\n".join(lines)
+    note = textwrap.fill("%s %s. ]" % (NOTE, "; ".join(items) or "applies as it is"),
+                         72, subsequent_indent="  ", break_long_words=False,
+                         break_on_hyphens=False)
     if len(paras) > 1 and all(trailer.match(x) for x in paras[-1].split("\n")):
         paras.insert(len(paras) - 1, note)
     else:
@@ -271,6 +261,7 @@ def derive_file(c, path, sl, notes):
     dst = os.path.join(DST, path)
     cur = open(dst, encoding="utf-8").read() if os.path.exists(dst) else None
     fix = os.path.join(RESOLVED, sl, path + ".diff")
+    span = SECTIONS.get(path)
 
     def put(text):
         if text is None:
@@ -282,40 +273,36 @@ def derive_file(c, path, sl, notes):
             f.write(text)
 
     if to_612(pre) == cur or path in WHOLE:
-        put(to_612(post))
-        notes.extend(what_changed(post, to_612(post)))
+        put(post)
         if to_612(pre) != cur:
             notes.append("%s as on mainline" % path)
-        return
-    span = SECTIONS.get(path)
-    if span and pre and post and cur and all(f(cur) and f(post) for f, _ in span):
+    elif span and pre and post and cur and all(f(cur) and f(post) for f, _ in span):
         if outside_section(span, pre) != outside_section(span, post):
             die("%s: %s changes %s outside the controller's part" % (c[:12], sl, path))
-        put(splice_section(span, cur, to_612(post)))
+        put(splice_section(span, cur, post))
         notes.append("the controller's part of %s as on mainline" % path)
-        return
-    if os.path.exists(fix):
+    elif os.path.exists(fix):
         res = git(DST, "apply", "--whitespace=error-all", fix, check=False)
         if res.returncode:
-            die("%s no longer applies: %s\n  make it again from build/%s/backport "
-                "(see harness/backport/README)" % (os.path.relpath(fix, REPO), res.stderr, BACK))
+            die("%s no longer applies: %s\n  make the patch's 6.12 version again by hand "
+                "in build/%s/backport and keep it with harness/backport.py record %s"
+                % (os.path.relpath(fix, REPO), res.stderr, BACK, path))
         notes.append("%s adapted to 6.12" % path)
-        if os.path.exists(dst):
-            put(to_612(open(dst, encoding="utf-8").read()))
-        return
-    diff = git(MAIN_WORK, "diff", c + "~1", c, "--", path).stdout
-    res = git(DST, "apply", "-3", data=diff, check=False)
-    if res.returncode:
-        with open(os.path.join(DST, ".git", "backport-slug"), "w") as f:
-            f.write(sl + "\n")
-        die("%s (%s) does not apply to 6.12's %s: %s\n  resolve it in %s, then run "
-            "harness/backport.py record %s (writes %s) and run again"
-            % (c[:12], sl, path, res.stderr.strip(), DST, path, os.path.relpath(fix, REPO)))
-    git(DST, "reset", "-q")
-    if cur is not None and os.path.exists(dst):
+    else:
+        diff = git(MAIN_WORK, "diff", c + "~1", c, "--", path).stdout
+        res = git(DST, "apply", "-3", data=diff, check=False)
+        if res.returncode:
+            die("%s (%s) does not apply to 6.12's %s: %s\n  resolve it in %s, then run "
+                "harness/backport.py record %s (writes %s) and run again"
+                % (c[:12], sl, path, res.stderr.strip(), DST, path, os.path.relpath(fix, REPO)))
+        git(DST, "reset", "-q")
+        if to_612(pre) != cur:
+            notes.append("%s merged with 6.12's" % path)
+    # 6.12's spelling of the 7.3-only API, whichever rule made the file
+    if os.path.exists(dst):
         text = open(dst, encoding="utf-8").read()
+        notes.extend(what_changed(text, to_612(text)))
         put(to_612(text))
-    notes.append("%s merged with 6.12's" % path) if to_612(pre) != cur else None
 
 
 def derive(own_subjects):
@@ -329,6 +316,9 @@ def derive(own_subjects):
         if norm_subject(subj) in own_subjects:
             continue
         sl = slug(MAIN_WORK, c)
+        # for harness/backport.py record, should a file need a hand
+        with open(os.path.join(DST, ".git", "backport-slug"), "w") as f:
+            f.write(sl + "\n")
         notes = []
         paths = git(MAIN_WORK, "diff", "--no-renames", "--name-only", c + "~1", c).stdout.split()
         for path in paths:
@@ -336,10 +326,7 @@ def derive(own_subjects):
         git(DST, "add", "-A")
         if git(DST, "diff", "--cached", "--quiet", check=False).returncode == 0:
             die("%s (%s) changes nothing on 6.12" % (c[:12], sl))
-        seen = []
-        for x in notes:
-            if x and x not in seen:
-                seen.append(x)
+        seen = list(dict.fromkeys(notes))  # in order, each once
         author = git(MAIN_WORK, "log", "-1", "--format=%an <%ae>%n%aI", c).stdout.split("\n")
         res = subprocess.run(["git", "-C", DST] + GIT_ID + ["commit", "-q", "-F", "-",
                               "--author", author[0]], input=add_note(msg, seen), text=True,

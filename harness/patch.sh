@@ -58,23 +58,19 @@ mapfile -t commits < <(git -C "$WORK" rev-list --reverse "$BASE_TAG..HEAD")
 [ -f "$SUBS" ] || die "no $SUBS"
 [ -f "$SRC/MAINTAINERS" ] || bash "$HARNESS/tree.sh" >/dev/null
 
-# get_maintainer.pl on the patches of a submission: "to" or "cc" lines.
+# get_maintainer.pl on the patches of a submission: "To: WHO" for
+# maintainers and supporters, "Cc: WHO" for the rest.
 maintainers() {
-	local want=$1
-	shift
 	(cd "$SRC" && perl scripts/get_maintainer.pl --nogit --nogit-fallback "$@") |
 		python3 -c '
 import re, sys
-want = sys.argv[1]
 for line in sys.stdin:
     m = re.match(r"^(.*?) \((.*)\)$", line.strip())
-    if not m:
-        continue
-    who, roles = m.group(1), m.group(2)
-    to = any(r.startswith(("maintainer:", "supporter:")) for r in roles.split(","))
-    if (want == "to") == to:
-        print(who)
-' "$want"
+    if m:
+        roles = m.group(2).split(",")
+        to = any(r.startswith(("maintainer:", "supporter:")) for r in roles)
+        print("%s: %s" % ("To" if to else "Cc", m.group(1)))
+'
 }
 
 rm -rf "$OUT"
@@ -97,8 +93,9 @@ while read -r name first last cover prefix; do
 	fi
 	git -C "$WORK" "${id[@]}" format-patch -q "${opts[@]}" "$range"
 	mapfile -t files < <(find "$dir" -name '[0-9]*.patch' ! -name '0000-*' | LC_ALL=C sort)
-	mapfile -t to < <(maintainers to "${files[@]}")
-	mapfile -t cc < <(maintainers cc "${files[@]}")
+	who=$(maintainers "${files[@]}")
+	mapfile -t to < <(sed -n 's/^To: //p' <<<"$who")
+	mapfile -t cc < <(sed -n 's/^Cc: //p' <<<"$who")
 	python3 "$HARNESS/cover.py" --dir "$dir" --cover "$SERIES/$cover" \
 		--from "${SUBMITTER:-}" --to "$(printf '%s\n' "${to[@]}")" \
 		--cc "$(printf '%s\n' "${cc[@]}")" \

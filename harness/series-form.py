@@ -16,6 +16,7 @@ the findings; exits 1 if there are findings and --strict is given.
 
     series-form.py WORKDIR BASE_TAG [--limit N] [--min N] [--strict]
 """
+import argparse
 import re
 import subprocess
 import sys
@@ -46,16 +47,14 @@ def removed_ranges(repo, c, path):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    strict = "--strict" in sys.argv
-    opts = {"--limit": 400, "--min": 20}
-    for o in opts:
-        if o in sys.argv:
-            i = sys.argv.index(o)
-            opts[o] = int(sys.argv[i + 1])
-            args.remove(sys.argv[i + 1])
-    limit, least = opts["--limit"], opts["--min"]
-    repo, base = args[0], args[1]
+    ap = argparse.ArgumentParser()
+    ap.add_argument("repo")
+    ap.add_argument("base")
+    ap.add_argument("--limit", type=int, default=400)
+    ap.add_argument("--min", type=int, default=20)
+    ap.add_argument("--strict", action="store_true")
+    a = ap.parse_args()
+    repo, base, limit, least, strict = a.repo, a.base, a.limit, a.min, a.strict
     commits = git(repo, "rev-list", "--reverse", base + "..HEAD").split()
     number = {c: i + 1 for i, c in enumerate(commits)}
     findings = []

@@ -71,11 +71,10 @@ L += ["", "With pools on 128 devices in every cgroup of the chain, the pair on t
       "| depth | ours | ablation | upstream | ablation/ours | upstream/ablation |",
       "|---:|---:|---:|---:|---:|---:|"]
 for r in rows:
-    ab = r["ablation"] if r["ablation"] >= 0 else None
-    ab128 = r["ablation128"] if r["ablation128"] >= 0 else None
-    L.append(f"| {r['depth']} | {r['ours128']} | {ab128 if ab128 else '-'} | {r['upstream128']} | "
-             f"{(ab128 / r['ours128']) if ab128 else float('nan'):.2f} | "
-             f"{(r['upstream128'] / ab128) if ab128 else float('nan'):.2f} |")
+    ab = r["ablation128"]  # -1: the base has no ablation
+    ratios = (f"{ab / r['ours128']:.2f} | {r['upstream128'] / ab:.2f}" if ab > 0 else "- | -")
+    L.append(f"| {r['depth']} | {r['ours128']} | {ab if ab > 0 else '-'} | "
+             f"{r['upstream128']} | {ratios} |")
 if rows[0]["ablation"] >= 0:
     L += ["", "One device: ablation " + ", ".join(
         f"{r['ablation']} at depth {r['depth']}" for r in rows) +
