@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Rebuild a patch series from tagged files: one state per patch.
+
+A tagged file holds every line that some state of the series has, each
+prefixed with a tag that says in which states it is present:
+
+    TAG|line
+
+    (empty)   in every state (the base's line that stays)
+    F         from the patch of feature F on
+    -F        until the patch of feature F, which removes it
+    F-G       from F on, until G replaces it (a rewrite: keep them rare)
+
+A plan (one feature a line, in series order: "FEATURE COMMIT-OR-MSGFILE")
+orders the features. State k of a file has the lines whose tag holds once
+features 1..k are in. The last state has to equal the tip.
+
+  states.py mark GITDIR BASE TIP OUTDIR      tag every file BASE..TIP touches
+        with the commit that added each line (its position in BASE..TIP,
+        from 1) and, for lines TIP no longer has, -(the commit that
+        removed it)
+  states.py retag OUTDIR MAP                 rewrite tags by MAP ("OLD NEW")
+  states.py state OUTDIR PLAN FEATURE DEST   write state FEATURE into DEST
+  states.py build OUTDIR PLAN GITDIR BASE BRANCH
+        commit every state in plan order on BRANCH from BASE
+  states.py check OUTDIR PLAN GITDIR TIP     the last state equals TIP
+"""
+import os
+import re
+import subprocess
+import sys
+
+
+def git(gitdir, *args, inp=None):
+    return subprocess.run(['git', '-C', gitdir] + list(args), input=inp,
+                          capture_output=True, check=True).stdout
+
+
+def commits(gitdir, base, tip):
+    out = git(gitdir, 'rev-list', '--reverse', f'{base}..{tip}').decode()
+    return out.split()
+
+
+def blame(gitdir, rev, path, reverse_from=None, since=None):
+    """Commit of each line of path at rev (or, reversed, the last commit
+    that still had each line of path at reverse_from)."""
+    args = ['blame', '--porcelain']
+    if reverse_from:
+        args += ['--reverse', f'{reverse_from}..{rev}']
+        rev_spec = []
+    else:
+        # From @since on: older lines are the boundary's, numbered as there.
+        rev_spec = [f'{since}..{rev}']
+    out = git(gitdir, *args, *rev_spec, '--', path).decode('utf-8', 'replace')
+    result = []
+    for line in out.split('\n'):
+        m = re.match(r'^([0-9a-f]{40}) (\d+) (\d+)', line)
+        if m:
+            result.append((m.group(1), int(m.group(2)) - 1))
+    return result
+
+
+def show(gitdir, rev, path):
+    try:
+        text = git(gitdir, 'show', f'{rev}:{path}').decode()
+    except subprocess.CalledProcessError:
+        return None
+    if not text.endswith('\n'):
+        sys.exit(f'states: {path} at {rev} does not end with a newline')
+    return text.split('\n')[:-1]
+
+
+def cmd_mark(gitdir, base, tip, outdir):
+    order = commits(gitdir, base, tip)
+    num = {c: str(i + 1) for i, c in enumerate(order)}
+    nxt = {c: order[i + 1] for i, c in enumerate(order[:-1])}
+    nxt[git(gitdir, 'rev-parse', base).decode().strip()] = order[0]
+    paths = git(gitdir, 'diff', '--name-only', base, tip).decode().split()
+    for path in paths:
+        old = show(gitdir, base, path) or []
+        new = show(gitdir, tip, path) or []
+        added = blame(gitdir, tip, path, since=base) if new else []
+        removed = blame(gitdir, tip, path, reverse_from=base) if old else []
+        # Tip lines that blame gives to the base are the base's lines,
+        # in order: they align the two.
+        pairs = [(orig, j) for j, (c, orig) in enumerate(added)
+                 if c not in num]
+        out = []
+        i = j = 0
+        for pi, pj in pairs + [(len(old), len(new))]:
+            for k in range(i, pi):
+                gone = nxt.get(removed[k][0])
+                if not gone:
+                    # Reverse blame keeps it: the tip's copy is blamed on
+                    # a later commit. Say the gap's first change removed it.
+                    made = sorted(int(num[added[x][0]]) for x in range(j, pj))
+                    gone = order[made[0] - 1 if made else 0]
+                    print(f'states: {path}:{k + 1}: removal guessed: '
+                          f'{num[gone]}', file=sys.stderr)
+                out.append(('-' + num[gone], old[k]))
+            for k in range(j, pj):
+                out.append((num[added[k][0]], new[k]))
+            if pi < len(old):
+                out.append(('', old[pi]))
+            i, j = pi + 1, pj + 1
+        dest = os.path.join(outdir, path)
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        with open(dest, 'w') as f:
+            for t, l in out:
+                f.write(f'{t}|{l}\n')
+        # When the file exists: always, or from the commit that adds it.
+        tag = ''
+        if not old:
+            made = git(gitdir, 'log', '--diff-filter=A', '--format=%H',
+                       f'{base}..{tip}', '--', path).decode().split()
+            tag = num[made[-1]]
+        with open(dest + '.exists', 'w') as f:
+            f.write(tag + '\n')
+    with open(os.path.join(outdir, 'FILES'), 'w') as f:
+        for path in paths:
+            f.write(path + '\n')
+
+
+def read_marked(outdir, path):
+    lines = []
+    with open(os.path.join(outdir, path)) as f:
+        for raw in f.read().split('\n')[:-1]:
+            tag, _, line = raw.partition('|')
+            lines.append((tag.strip(), line))
+    return lines
+
+
+def read_plan(plan):
+    feats = []
+    with open(plan) as f:
+        for line in f:
+            line = line.split('#', 1)[0].strip()
+            if line:
+                name, _, rest = line.partition(' ')
+                feats.append((name, rest.strip()))
+    return feats
+
+
+def present(tag, rank, k):
+    """Whether a line tagged @tag is in state k (features ranked by @rank)."""
+    if not tag:
+        return True
+    m = re.fullmatch(r'(-?)([^-\s]+)(?:-([^-\s]+))?', tag)
+    if not m:
+        raise ValueError(f'bad tag {tag!r}')
+    neg, a, b = m.groups()
+    for f in (a, b):
+        if f and f not in rank:
+            raise ValueError(f'tag {tag!r}: no feature {f!r} in the plan')
+    if neg:
+        return k < rank[a]
+    if b:
+        return rank[a] <= k < rank[b]
+    return rank[a] <= k
+
+
+def state_of(outdir, path, rank, k):
+    """The text of path in state k, or None where the file does not exist
+    (PATH.exists holds the tag of the file itself)."""
+    lines = read_marked(outdir, path)
+    kept = [l for t, l in lines if present(t, rank, k)]
+    exists = open(os.path.join(outdir, path + '.exists')).read().strip()
+    if not present(exists, rank, k):
+        return None
+    return '\n'.join(kept) + '\n' if kept else ''
+
+
+def files(outdir):
+    return open(os.path.join(outdir, 'FILES')).read().split()
+
+
+def write_state(outdir, feats, k, dest):
+    rank = {name: i for i, (name, _) in enumerate(feats)}
+    for path in files(outdir):
+        text = state_of(outdir, path, rank, k)
+        target = os.path.join(dest, path)
+        if text is None:
+            if os.path.exists(target):
+                os.unlink(target)
+            continue
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, 'w') as f:
+            f.write(text)
+
+
+def cmd_retag(outdir, mapfile):
+    """MAP lines: "OLD NEW" or "GLOB OLD NEW"; the first that matches a
+    path and a tag wins."""
+    import fnmatch
+    rules = []
+    for line in open(mapfile):
+        line = line.split('#', 1)[0].split()
+        if len(line) == 2:
+            rules.append(('*', line[0], line[1]))
+        elif len(line) == 3:
+            rules.append(tuple(line))
+
+    def lookup(t):
+        for glob, old, new in rules:
+            if old == t and fnmatch.fnmatch(path, glob):
+                return new
+        return t
+    def one(tag):
+        m = re.fullmatch(r'(-?)([^-\s]+)(?:-([^-\s]+))?', tag)
+        if not m:
+            return tag
+        neg, a, b = m.groups()
+        a = lookup(a)
+        b = lookup(b) if b else None
+        return neg + a + ('-' + b if b else '')
+    for path in files(outdir):
+        lines = read_marked(outdir, path)
+        with open(os.path.join(outdir, path), 'w') as f:
+            for t, l in lines:
+                f.write(f'{one(t) if t else ""}|{l}\n')
+        ex = os.path.join(outdir, path + '.exists')
+        tag = open(ex).read().strip()
+        with open(ex, 'w') as f:
+            f.write((one(tag) if tag else '') + '\n')
+
+
+def cmd_build(outdir, plan, gitdir, base, branch):
+    feats = read_plan(plan)
+    ident = ['-c', 'user.name=RDMA cgroup harness',
+             '-c', 'user.email=harness@example.invalid']
+    git(gitdir, 'checkout', '-q', '-B', branch, base)
+    for k, (name, msg) in enumerate(feats):
+        write_state(outdir, feats, k, gitdir)
+        git(gitdir, 'add', '-A', '--', *files(outdir))
+        if os.path.isfile(msg):
+            message = open(msg, 'rb').read()
+        else:
+            message = git(gitdir, 'log', '-1', '--format=%B', msg)
+        if not git(gitdir, 'diff', '--cached', '--name-only').strip():
+            print(f'states: {name}: changes nothing', file=sys.stderr)
+            continue
+        git(gitdir, *ident, 'commit', '-q', '-F', '-', inp=message)
+        print(f'states: {name}: committed')
+
+
+def cmd_check(outdir, plan, gitdir, tip):
+    feats = read_plan(plan)
+    rank = {name: i for i, (name, _) in enumerate(feats)}
+    bad = 0
+    for path in files(outdir):
+        want = show(gitdir, tip, path)
+        got = state_of(outdir, path, rank, len(feats) - 1)
+        want = None if want is None else ''.join(l + '\n' for l in want)
+        if got is not None and want is not None and got == want:
+            continue
+        if got is None and want is None:
+            continue
+        print(f'states: {path}: last state differs from {tip}')
+        bad += 1
+    return 1 if bad else 0
+
+
+def cmd_state(outdir, plan, feature, dest):
+    feats = read_plan(plan)
+    k = [n for n, _ in feats].index(feature)
+    write_state(outdir, feats, k, dest)
+
+
+def main():
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == 'mark':
+        cmd_mark(*args)
+    elif cmd == 'retag':
+        cmd_retag(*args)
+    elif cmd == 'state':
+        cmd_state(*args)
+    elif cmd == 'build':
+        cmd_build(*args)
+    elif cmd == 'check':
+        sys.exit(cmd_check(*args))
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == '__main__':
+    main()
