@@ -104,8 +104,33 @@ def to_612(text):
     if text is None:
         return None
     text = re.sub(r"\bkzalloc_obj\(((?:[^()]|\([^()]*\))*)\)", _kzalloc_obj, text)
-    text = re.sub(r"\bib_umem_get_va\(", "ib_umem_get(", text)
-    return text
+    return _rename_call(text, "ib_umem_get_va(", "ib_umem_get(")
+
+
+def _indent(col):
+    """Kernel indentation to column col: tabs, then spaces."""
+    return "\t" * (col // 8) + " " * (col % 8)
+
+
+def _rename_call(text, old, new):
+    """Rename a call, and realign the lines that continue its arguments
+    under the open parenthesis, as checkpatch wants them."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        at = line.find(old)
+        if at < 0 or not re.match(r"\b", line[at:]) or (at and re.match(r"\w", line[at - 1])):
+            continue
+        col = len(line[:at + len(old)].expandtabs(8))
+        lines[i] = line.replace(old, new)
+        depth = line[at:].count("(") - line[at:].count(")")
+        j = i + 1
+        while depth > 0 and j < len(lines):
+            head = len(lines[j]) - len(lines[j].lstrip("\t "))
+            if len(lines[j][:head].expandtabs(8)) == col:
+                lines[j] = _indent(col - len(old) + len(new)) + lines[j][head:]
+            depth += lines[j].count("(") - lines[j].count(")")
+            j += 1
+    return "\n".join(lines)
 
 
 def what_changed(before, after):

@@ -35,7 +35,7 @@ FSRC=$BUILD/src-fixes
 NAME=fixes # obj-fixes, cfg-fixes, initramfs-fixes.cpio.gz (kernel.sh)
 
 # the subject of the first patch that may change what the fix tests see
-REWORK_END_BEFORE=${REWORK_END_BEFORE:-'cgroup/rdma: Parse rdma.max strictly'}
+REWORK_END_BEFORE=${REWORK_END_BEFORE:-'cgroup/rdma: Test the races of the charge path deterministically'}
 GIT_ID=(-c user.name="RDMA cgroup harness" -c user.email="harness@example.invalid"
 	-c core.autocrlf=false -c commit.gpgsign=false -c am.threeWay=false)
 t_start=$(date +%s)

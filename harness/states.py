@@ -232,7 +232,10 @@ def cmd_build(outdir, plan, gitdir, base, branch):
     git(gitdir, 'checkout', '-q', '-B', branch, base)
     for k, (name, msg) in enumerate(feats):
         write_state(outdir, feats, k, gitdir)
-        git(gitdir, 'add', '-A', '--', *files(outdir))
+        git(gitdir, 'add', '-A')
+        # The kernel ignores dot files (.kunitconfig) unless forced.
+        git(gitdir, 'add', '-f', '--', *[p for p in files(outdir)
+                                       if os.path.exists(os.path.join(gitdir, p))])
         if os.path.isfile(msg):
             message = open(msg, 'rb').read()
         else:

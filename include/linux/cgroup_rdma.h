@@ -3,11 +3,14 @@
  * RDMA cgroup controller: the interface used by the RDMA stack.
  *
  * A device that wants its resources limited per cgroup embeds a struct
- * rdmacg_device, registers it, and brackets the life of every context with
- * rdmacg_try_charge() and rdmacg_uncharge(), of every verbs object of a
- * context with rdmacg_try_charge_obj() and rdmacg_uncharge_obj(), and the
- * time user memory stays pinned for it with rdmacg_try_charge_mr_mem() and
- * rdmacg_uncharge_mr_mem().
+ * rdmacg_device and registers it. Each context and verbs object is charged
+ * with rdmacg_try_charge() when created and uncharged with rdmacg_uncharge()
+ * when destroyed.
+ * User memory pinned for a device is charged with rdmacg_try_charge_mr_mem()
+ * and uncharged with rdmacg_uncharge_mr_mem() when unpinned.
+ * A verbs object may be charged with rdmacg_try_charge_obj() instead, which
+ * takes no cgroup reference while the task is in its context's cgroup, and
+ * uncharged with rdmacg_uncharge_obj().
  *
  * Copyright (C) 2016 Parav Pandit <pandit.parav@gmail.com>
  */

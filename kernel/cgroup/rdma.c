@@ -4,11 +4,12 @@
  *
  * Limits, per cgroup and per RDMA device, how many uverbs contexts
  * (hca_handle) and uverbs objects (hca_object) the tasks of a cgroup may
- * hold, and how many bytes of user memory ib_core may pin for them
- * (mr_mem). ib_core charges each context and object to the cgroup of the
- * task that creates it, pinned memory to the cgroup of the task that pins
- * it, and returns each charge to that same cgroup when the resource is
- * destroyed or the memory unpinned, wherever the task has gone meanwhile.
+ * hold. ib_core charges each context and object to the cgroup of the task
+ * that creates it, and returns the charge to that same cgroup when the
+ * resource is destroyed, wherever the task has gone meanwhile.
+ * It also limits how many bytes of user memory ib_core may pin for them
+ * (mr_mem), charged to the cgroup of the task that pins the memory, and
+ * returned to that cgroup when the memory is unpinned.
  *
  * Each cgroup below the root has at most one pool per device: usage, limit
  * and peak of each resource, and event counters. The pools of one device
@@ -101,10 +102,12 @@ struct rdmacg_bytes {
  * @events: event counters, indexed by &enum rdmacg_resource_type, then
  *	&enum rdmacg_event
  *
- * Allocated for a pool and every pool up its parent chain by the first
- * mr_mem charge, rdma.mr_mem.max write or refusal that needs it, so that
- * the pools of cgroups that only count contexts and objects stay at 64
- * bytes.
+ * Allocated, for a pool and every pool up its parent chain, by the first
+ * of these that needs it, so that the pools of cgroups that only count
+ * contexts and objects stay at 64 bytes:
+ *
+ * - counting a refusal at a level;
+ * - charging pinned memory at a level, or limiting it there.
  */
 struct rdmacg_pool_ext {
 	struct rdmacg_bytes	mr_mem;
@@ -141,6 +144,7 @@ struct rdmacg_pool {
 	struct rdmacg_count	res[RDMACG_NR_COUNTS];
 	struct rdmacg_pool_ext	*ext;
 };
+
 /**
  * struct rdmacg_pool_table - the pools of one cgroup for device ids from 1
  * @nr: number of slots, as many as the allocation holds
@@ -241,13 +245,15 @@ static bool rdmacg_below_root(struct rdma_cgroup *cg)
 /*
  * The helpers of the charge path are __always_inline: kernels built for
  * size would keep them as calls, and calls, one or more per level, were
- * what a charge cost most (make bench: +74% at depth 1 without this).
+ * what a charge cost most (+74% instructions at depth 1 without this).
  */
 
 /* The limit that means none: "max" in the files. */
 static __always_inline u64 rdmacg_unlimited(enum rdmacg_resource_type type)
 {
-	return type == RDMACG_RESOURCE_MR_MEM ? RDMACG_MR_MEM_MAX : RDMACG_MAX;
+	if (type == RDMACG_RESOURCE_MR_MEM)
+		return RDMACG_MR_MEM_MAX;
+	return RDMACG_MAX;
 }
 
 /* Whether @amount more fits under @max; never overflows. */
@@ -325,7 +331,7 @@ rdmacg_bytes(struct rdmacg_pool *pool)
 	return &READ_ONCE(pool->ext)->mr_mem;
 }
 
-/* Add @amount of @type at one level, as the two functions above. */
+/* Add @amount of @type at one level: see rdmacg_count_try_add(). */
 static __always_inline u64 rdmacg_try_add(struct rdmacg_pool *pool,
 					  enum rdmacg_resource_type type,
 					  u64 amount)
@@ -764,17 +770,16 @@ rdmacg_charge_peaks(struct rdmacg_pool *leaf, struct rdmacg_pool *from,
 	return 0;
 }
 
-/*
- * Whether a charge of @type may walk up from @leaf, a pool or %NULL: a
- * charge of pinned memory needs the ext, and then finds every ancestor's.
- */
+/* Whether a charge of @type may walk up from @leaf, a pool or %NULL. */
 static __always_inline bool rdmacg_leaf_ready(struct rdmacg_pool *leaf,
 					      enum rdmacg_resource_type type)
 {
-	if (type != RDMACG_RESOURCE_MR_MEM)
-		return leaf;
-	/* Pairs with the release in rdmacg_ext_ensure(). */
-	return leaf && smp_load_acquire(&leaf->ext);
+	/* Pinned memory needs the ext, and then every ancestor has one. */
+	if (type == RDMACG_RESOURCE_MR_MEM) {
+		/* Pairs with the release in rdmacg_ext_ensure(). */
+		return leaf && smp_load_acquire(&leaf->ext);
+	}
+	return leaf;
 }
 
 /**
@@ -783,9 +788,9 @@ static __always_inline bool rdmacg_leaf_ready(struct rdmacg_pool *leaf,
  * @dev: the device
  * @type: resource
  *
- * Creates the pools of @cg for @dev, and for pinned memory their ext,
- * outside RCU: the caller looks up again, since only a lookup under RCU
- * keeps a pool valid.
+ * Creates the pools of @cg for @dev outside RCU: the caller looks up
+ * again, since only a lookup under RCU keeps a pool valid.
+ * For pinned memory, also the ext of each pool.
  *
  * Context: Process context, under rcu_read_lock(), which it drops to
  * sleep.
@@ -811,10 +816,9 @@ rdmacg_charge_prepare(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 
 	rcu_read_unlock();
 	mutex_lock(&dev->pools_lock);
-	if (type == RDMACG_RESOURCE_MR_MEM)
+	ret = PTR_ERR_OR_ZERO(rdmacg_pool_ensure(cg, dev));
+	if (!ret && type == RDMACG_RESOURCE_MR_MEM)
 		ret = PTR_ERR_OR_ZERO(rdmacg_ext_ensure(cg, dev));
-	else
-		ret = PTR_ERR_OR_ZERO(rdmacg_pool_ensure(cg, dev));
 	mutex_unlock(&dev->pools_lock);
 	rcu_read_lock();
 	return ret;
@@ -1058,8 +1062,8 @@ rdmacg_uncharge_amount(struct rdma_cgroup *cg, struct rdmacg_device *dev,
  * @dev.
  * Return: 0 on success; -EAGAIN if the cgroup or an ancestor would exceed
  * its limit; -ENOMEM; -ENODEV if @dev is not registered; -EINVAL for a
- * @type that is not a count (%RDMACG_RESOURCE_MR_MEM is charged with
- * rdmacg_try_charge_mr_mem()).
+ * @type that is not a count.
+ * %RDMACG_RESOURCE_MR_MEM is charged with rdmacg_try_charge_mr_mem().
  */
 int rdmacg_try_charge(struct rdma_cgroup **rdmacg,
 		      struct rdmacg_device *dev,
@@ -1354,8 +1358,8 @@ static void rdmacg_peaks_drop_pool(struct rdmacg_pool *pool)
 }
 
 /*
- * Ids index the pool tables. A function of its own so that the KUnit tests
- * can make it fail.
+ * Ids index the pool tables.
+ * A function of its own so that the KUnit tests can make it fail.
  */
 static int rdmacg_id_alloc(void)
 {
@@ -1477,10 +1481,10 @@ void rdmacg_unregister_device(struct rdmacg_device *dev)
 	mutex_unlock(&dev->pools_lock);
 
 	rdmacg_report_lost_limits(dev, &pools);
-	list_for_each_entry(pool, &pools, dev_link) {
+	list_for_each_entry(pool, &pools, dev_link)
 		rdmacg_table_clear(pool->cg, dev->id);
+	list_for_each_entry(pool, &pools, dev_link)
 		rdmacg_peaks_drop_pool(pool);
-	}
 	mutex_unlock(&rdmacg_registry_mutex);
 
 	/*
@@ -1561,16 +1565,19 @@ static struct rdmacg_pool *rdmacg_pool_to_limit(struct rdma_cgroup *cg,
 						struct rdmacg_device *dev,
 						bool ext)
 {
+	struct rdmacg_pool_ext *pool_ext;
 	struct rdmacg_pool *pool;
-	int ret = 0;
 
 	lockdep_assert_held(&rdmacg_registry_mutex);
 	mutex_lock(&dev->pools_lock);
 	pool = rdmacg_pool_ensure(cg, dev);
-	if (ext && !IS_ERR(pool))
-		ret = PTR_ERR_OR_ZERO(rdmacg_ext_ensure(cg, dev));
+	if (ext && !IS_ERR(pool)) {
+		pool_ext = rdmacg_ext_ensure(cg, dev);
+		if (IS_ERR(pool_ext))
+			pool = ERR_CAST(pool_ext);
+	}
 	mutex_unlock(&dev->pools_lock);
-	return ret ? ERR_PTR(ret) : pool;
+	return pool;
 }
 
 /*
@@ -1582,10 +1589,10 @@ static struct rdmacg_pool *rdmacg_pool_to_limit(struct rdma_cgroup *cg,
 static void rdmacg_set_limit(struct rdmacg_pool *pool,
 			     enum rdmacg_resource_type type, u64 max)
 {
+	if (type < RDMACG_NR_COUNTS)
+		atomic_set(&pool->res[type].max, max);
 	if (type == RDMACG_RESOURCE_MR_MEM)
 		atomic64_set(&pool->ext->mr_mem.max, max);
-	else
-		atomic_set(&pool->res[type].max, max);
 	smp_mb();	/* pairs with the cmpxchg of rdmacg_*_try_add() */
 }
 
@@ -1605,7 +1612,7 @@ struct rdmacg_limit_line {
 	struct rdmacg_pool	*pool;
 };
 
-/* Both requests start with the device name: see rdmacg_limit_dev(). */
+/* Both requests start with the device name: see rdmacg_limit_find(). */
 static_assert(offsetof(struct rdmacg_max_req, dev) ==
 	      offsetof(struct rdmacg_bytes_req, dev) &&
 	      offsetof(struct rdmacg_max_req, dev_len) ==
@@ -1664,7 +1671,7 @@ static int rdmacg_next_limit(struct rdmacg_cursor *cur, bool bytes,
 }
 
 /**
- * rdmacg_parse_limits() - parse a write of rdma.max or rdma.mr_mem.max
+ * rdmacg_parse_limits() - parse a write of limits
  * @buf: the text written
  * @len: its length
  * @bytes: whether it is rdma.mr_mem.max
@@ -1713,7 +1720,7 @@ static u64 rdmacg_mr_mem_limit(u64 bytes)
 }
 
 /**
- * rdmacg_set_limits() - apply a write of rdma.max or rdma.mr_mem.max
+ * rdmacg_set_limits() - apply a write of limits
  * @cg: a non-root cgroup the caller keeps alive
  * @buf: the text written: one line per device
  * @len: its length
@@ -1743,13 +1750,13 @@ static int rdmacg_set_limits(struct rdma_cgroup *cg, const char *buf,
 		ret = rdmacg_limit_find(cg, lines, i, bytes);
 	for (i = 0; !ret && i < nr; i++) {
 		l = &lines[i];
-		if (!bytes && !l->max.mask)
-			continue;
 		if (bytes) {
 			rdmacg_set_limit(l->pool, RDMACG_RESOURCE_MR_MEM,
 					 rdmacg_mr_mem_limit(l->bytes.value));
 			continue;
 		}
+		if (!l->max.mask)
+			continue;
 		for (r = 0; r < RDMACG_NR_COUNTS; r++)
 			if (l->max.mask & BIT(r))
 				rdmacg_set_limit(l->pool, r, l->max.value[r]);
@@ -1791,7 +1798,7 @@ static ssize_t rdmacg_mr_mem_max_write(struct kernfs_open_file *of,
 
 /*
  * A value of resource @type of @pool, which the caller keeps valid, or of a
- * cgroup without a pool (or ext) when @pool is %NULL.
+ * cgroup without one when @pool is %NULL.
  */
 static u64 rdmacg_value(struct rdmacg_pool *pool,
 			enum rdmacg_resource_type type, enum rdmacg_value what)
@@ -1974,20 +1981,24 @@ static u64 rdmacg_peak_seen(struct rdma_cgroup *cg, struct rdmacg_pool *pool,
 	return mark ? max(val, mark->peak[type]) : val;
 }
 
+/* The peak state of the open file that @seq shows, %NULL for none. */
+static struct cgroup_of_peak *rdmacg_seq_peak(struct seq_file *seq)
+{
+	struct kernfs_open_file *of = seq->private;
+
+	return of ? of_peak(of) : NULL;
+}
+
 /* Print " VALUE" or " KEY=VALUE" for resource @type of @pool. */
 static void rdmacg_print_value(struct seq_file *seq, struct rdma_cgroup *cg,
 			       struct rdmacg_pool *pool,
 			       enum rdmacg_resource_type type,
-			       enum rdmacg_value what, const char *key,
-			       struct cgroup_of_peak *ofp)
+			       enum rdmacg_value what, const char *key)
 {
-	u64 val;
+	u64 val = rdmacg_value(pool, type, what);
 
 	if (what == RDMACG_VAL_PEAK)
-		val = rdmacg_peak_seen(cg, pool, type, ofp);
-	else
-		val = rdmacg_value(pool, type, what);
-
+		val = rdmacg_peak_seen(cg, pool, type, rdmacg_seq_peak(seq));
 	seq_putc(seq, ' ');
 	if (key)
 		seq_printf(seq, "%s=", key);
@@ -1998,14 +2009,13 @@ static void rdmacg_print_value(struct seq_file *seq, struct rdma_cgroup *cg,
 }
 
 /*
- * Print rdma.max, rdma.current or rdma.peak ("DEV hca_handle=N
- * hca_object=N", and never more fields: container runtimes drop lines of
- * any other shape), or an rdma.mr_mem.* file ("DEV BYTES"); peaks as the
- * open file with peak state @ofp sees them (%NULL: one never written).
+ * Print rdma.max, rdma.current or rdma.peak: "DEV hca_handle=N
+ * hca_object=N", and never more fields (container runtimes drop lines of
+ * any other shape).
+ * An rdma.mr_mem.* file has "DEV BYTES".
  */
 static void rdmacg_print_values(struct seq_file *seq, struct rdma_cgroup *cg,
-				unsigned long private,
-				struct cgroup_of_peak *ofp)
+				unsigned long private)
 {
 	enum rdmacg_value what = private & ~RDMACG_FILE_MR_MEM;
 	struct rdmacg_device *dev;
@@ -2018,11 +2028,11 @@ static void rdmacg_print_values(struct seq_file *seq, struct rdma_cgroup *cg,
 		rdmacg_print_key(seq, dev);
 		if (private & RDMACG_FILE_MR_MEM) {
 			rdmacg_print_value(seq, cg, pool, RDMACG_RESOURCE_MR_MEM,
-					   what, NULL, ofp);
+					   what, NULL);
 		} else {
 			for (i = 0; i < RDMACG_NR_COUNTS; i++)
 				rdmacg_print_value(seq, cg, pool, i, what,
-						   rdmacg_names[i], ofp);
+						   rdmacg_names[i]);
 		}
 		seq_putc(seq, '\n');
 	}
@@ -2064,8 +2074,7 @@ static void rdmacg_print_events(struct seq_file *seq, struct rdma_cgroup *cg,
 
 static int rdmacg_values_show(struct seq_file *seq, void *v)
 {
-	rdmacg_print_values(seq, rdmacg_of(seq_css(seq)), seq_cft(seq)->private,
-			    of_peak(seq->private));
+	rdmacg_print_values(seq, rdmacg_of(seq_css(seq)), seq_cft(seq)->private);
 	return 0;
 }
 
@@ -2164,12 +2173,13 @@ rdmacg_alloc_css(struct cgroup_subsys_state *parent)
 }
 
 /*
- * No charge is left here: each holds a reference on the css, its own or,
- * for an object charged in its context's cgroup, the context's, which the
- * object never outlives. Nor is anyone left who could create a pool, so
- * only an unregistration can race with us, and only to
- * clear slots of the table; rdmacg_registry_mutex keeps it out. Every pool
- * in the table belongs to a registered device.
+ * No charge is left here: each holds a reference on the css.
+ * An object charged in its context's cgroup without one of its own
+ * relies on the context's, which it never outlives.
+ * Nor is anyone left who could create a pool, so only an unregistration
+ * can race with us, and only to clear slots of the table;
+ * rdmacg_registry_mutex keeps it out. Every pool in the table belongs to
+ * a registered device.
  */
 static void rdmacg_free_css(struct cgroup_subsys_state *css)
 {

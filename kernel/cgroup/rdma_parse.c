@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * RDMA cgroup controller: parsing of rdma.max and rdma.mr_mem.max writes
- * (see the grammar in rdma_parse.h).
+ * RDMA cgroup controller: parsing of the writes of limits (see the grammar
+ * in rdma_parse.h).
  */
 
 #include <linux/bits.h>
@@ -243,7 +243,7 @@ static void rdmacg_cursor_next_dev(struct rdmacg_cursor *cur, const char *tok,
 }
 
 /**
- * rdmacg_cursor_init() - start parsing a write of rdma.max or rdma.mr_mem.max
+ * rdmacg_cursor_init() - start parsing a write of limits
  * @cur: the cursor to set
  * @buf: the text written; need not be NUL-terminated, ends at a NUL byte
  * @len: its length

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * RDMA cgroup controller: parsing of rdma.max and rdma.mr_mem.max writes.
+ * RDMA cgroup controller: parsing of the writes of limits.
  *
  * The parser is a pure function of its input and includes only what user
  * space has too, so that the same source is built and fuzzed in user space
@@ -20,14 +20,14 @@
 /* No limit on the bytes of rdma.mr_mem.max, spelt "max" likewise. */
 #define RDMACG_MR_MEM_MAX	U64_MAX
 
-/* The resources that rdma.max sets, the ones before the bytes of MRs. */
-#define RDMACG_NR_COUNTS	RDMACG_RESOURCE_MR_MEM
+/* The resources that rdma.max sets, counted one at a time. */
+#define RDMACG_NR_COUNTS	(RDMACG_RESOURCE_HCA_OBJECT + 1)
 
 /* The keys of each resource in the interface files. */
 extern const char *const rdmacg_names[RDMACG_RESOURCE_MAX];
 
 /**
- * DOC: the grammar of rdma.max and rdma.mr_mem.max writes
+ * DOC: the grammar of the writes of limits
  *
  * A write to rdma.max is read as the upstream controller reads it:
  *
@@ -54,17 +54,19 @@ extern const char *const rdmacg_names[RDMACG_RESOURCE_MAX];
  *
  *   Anything else is refused with -EINVAL.
  *
- * Our extension, several devices per write: a token that is not a key
- * (does not start with "index=", "hca_handle=" or "hca_object=") and that
- * a newline precedes, among the spaces, tabs and newlines since the token
- * before it (or since the device name), is the name of the next device,
- * and the tokens after it are its keys. Upstream refuses every such write,
- * so no write upstream takes changes its meaning. As a consequence a
- * device named alone on a line must be followed by a space before the
- * newline that ends the line: without one, the newline and the next line
- * are part of the first device's name, as upstream reads it.
- * A key after a newline belongs to the device before it
+ * A token that is not a key (does not start with "index=", "hca_handle=" or
+ * "hca_object=") and that a newline precedes, among the spaces, tabs and
+ * newlines since the token before it (or since the device name), is the
+ * name of the next device, and the tokens after it are its keys: the
+ * text is cut into one line per device, which rdmacg_next_max() returns in
+ * turn. A device named alone on a line must be followed by a space before
+ * the newline that ends the line: without one, the newline and the next
+ * line are part of the first device's name, as upstream reads it. A key
+ * after a newline belongs to the device before it
  * ("mlx5_0 hca_handle=1\nhca_object=2" sets both).
+ * Our extension, several devices per write: rdma.max applies every line,
+ * or none. Upstream refuses every such write, so no write upstream takes
+ * changes its meaning.
  *
  * A write to rdma.mr_mem.max, our own file, is cut the same way. Its keys
  * are "index=N" as above; every device has exactly one token that is not a
@@ -118,8 +120,8 @@ struct rdmacg_bytes_req {
  * @pos: where the tokens after it start
  * @end: the end of the text
  *
- * Set by rdmacg_cursor_init(), moved on by rdmacg_next_max() or
- * rdmacg_next_bytes(); its fields are private to the parser.
+ * Set by rdmacg_cursor_init() and moved on by each call that parses the
+ * line of a device; its fields are private to the parser.
  */
 struct rdmacg_cursor {
 	const char	*dev;
