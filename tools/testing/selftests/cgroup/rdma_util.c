@@ -1140,8 +1140,8 @@ bool expect_usage(const char *cgroup, const struct hca *res)
 }
 
 /*
- * Checks a line of rdma.events or rdma.events.local; a kernel without
- * mr_mem has only the hca_* keys.
+ * Checks a line of rdma.events or rdma.events.local.
+ * A kernel without mr_mem has only the hca_* keys.
  */
 bool expect_events(const char *cgroup, const char *file,
 		   const struct events *ev)
@@ -1150,13 +1150,13 @@ bool expect_events(const char *cgroup, const char *file,
 	long o_max = ev->object_max, o_fail = ev->object_fail;
 	long m_max = ev->mr_max, m_fail = ev->mr_fail;
 
-	if (!have_mr_mem)
+	if (have_mr_mem)
 		return expect_line(cgroup, file,
-				   "%s hca_handle.max=%ld hca_handle.alloc_fail=%ld hca_object.max=%ld hca_object.alloc_fail=%ld",
-				   rdma_dev, h_max, h_fail, o_max, o_fail);
+				   "%s hca_handle.max=%ld hca_handle.alloc_fail=%ld hca_object.max=%ld hca_object.alloc_fail=%ld mr_mem.max=%ld mr_mem.alloc_fail=%ld",
+				   rdma_dev, h_max, h_fail, o_max, o_fail, m_max, m_fail);
 	return expect_line(cgroup, file,
-			   "%s hca_handle.max=%ld hca_handle.alloc_fail=%ld hca_object.max=%ld hca_object.alloc_fail=%ld mr_mem.max=%ld mr_mem.alloc_fail=%ld",
-			   rdma_dev, h_max, h_fail, o_max, o_fail, m_max, m_fail);
+			   "%s hca_handle.max=%ld hca_handle.alloc_fail=%ld hca_object.max=%ld hca_object.alloc_fail=%ld",
+			   rdma_dev, h_max, h_fail, o_max, o_fail);
 }
 
 /* Checks the line of rdma.mr_mem.max, .current or .peak; MR_MAX is "max". */

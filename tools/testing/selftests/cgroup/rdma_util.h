@@ -55,7 +55,10 @@ int find_uverbs(const char *want);
  */
 enum obj_type { OBJ_PD, OBJ_CQ, OBJ_MR, OBJ_QP, NR_OBJ_TYPES };
 
-enum wop { W_OPEN, W_CLOSE, W_CREATE, W_DESTROY, W_CHANNEL, W_FORK };
+enum wop {
+	W_OPEN, W_CLOSE, W_CREATE, W_DESTROY, W_CHANNEL,
+	W_FORK,
+};
 
 struct wres {
 	int done;	/* how many of count succeeded */
@@ -141,8 +144,8 @@ struct hca {
 };
 
 /*
- * The counters of rdma.events and rdma.events.local; those left out must
- * be 0. The mr_mem ones are checked only if the kernel has mr_mem.
+ * The counters of rdma.events and rdma.events.local, 0 where left out.
+ * The mr_mem ones are checked only if the kernel has mr_mem.
  */
 struct events {
 	long handle_max;	/* hca_handle.max */

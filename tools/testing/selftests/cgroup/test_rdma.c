@@ -3015,9 +3015,9 @@ static bool kmsg_find(int fd, const char *text)
 
 /*
  * Removing the device (rdma link del) while a cgroup holds charges and
- * limits for it, then adding it back: nothing breaks, the kernel log says
- * which cgroup loses its limits, the device's lines go away and come back
- * with no usage and no limits.
+ * limits for it, then adding it back: nothing breaks, the device's lines
+ * go away and come back with no usage and no limits.
+ * The kernel log says which cgroup loses its limits.
  *
  * Drivers without disassociate_ucontext (siw) make the removal wait until
  * every uverbs file is closed; others destroy the objects at once. Either
@@ -3028,7 +3028,8 @@ static int test_rdma_device_removal(const char *root, struct rig *t)
 	struct worker *w = t->w;
 	char desc[64] = "", ndev[IF_NAMESIZE], path[PATH_MAX];
 	int ret = KSFT_FAIL;
-	int index, i, err, kmsg = -1;
+	int index, i, err;
+	int kmsg = -1;
 	pid_t del = -1;
 	char *cg;
 	bool ok;
