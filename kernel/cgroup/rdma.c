@@ -1731,9 +1731,10 @@ static u64 rdmacg_mr_mem_limit(u64 bytes)
  * none. Pools made for the write stay if it fails; they hold no limit.
  *
  * Context: Process context; may sleep. Takes rdmacg_registry_mutex.
- * Return: 0; -EINVAL for malformed text or a device named twice; -ENODEV
- * if a device is not registered; -ENOTUNIQ if a name without an index
- * matches several; -ENOMEM.
+ * Return: 0; -EINVAL for malformed text; -ENODEV if a device is not
+ * registered; -ENOTUNIQ if a name without an index matches several;
+ * -ENOMEM.
+ * A device named twice is -EINVAL too.
  */
 static int rdmacg_set_limits(struct rdma_cgroup *cg, const char *buf,
 			     size_t len, bool bytes)

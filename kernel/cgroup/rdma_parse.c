@@ -22,7 +22,7 @@ const char *const rdmacg_names[RDMACG_RESOURCE_MAX] = {
  */
 #define RDMACG_NUM_LEN_LIMIT	24
 
-/* The key that every device may be given in either file. */
+/* The key that tells devices of the same name apart. */
 #define RDMACG_INDEX_KEY	"index="
 
 /*

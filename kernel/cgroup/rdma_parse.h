@@ -3,8 +3,8 @@
  * RDMA cgroup controller: parsing of the writes of limits.
  *
  * The parser is a pure function of its input and includes only what user
- * space has too, so that the same source is built and fuzzed in user space
- * against a reference model and against the upstream grammar.
+ * space has too, so that the same source can be built and tested in user
+ * space.
  */
 
 #ifndef _KERNEL_CGROUP_RDMA_PARSE_H

@@ -236,7 +236,7 @@ struct rdmacg_set_max_case {
 
 /*
  * Each case starts from hca_handle=7 hca_object=9. The grammar is upstream
- * Linux 7.3's (fuzzed in user space against 7.3's own lib/parser.c).
+ * Linux 7.3's.
  * Several devices per write are taken as rdma_parse.h says.
  * index= is left to rdmacg_test_parse_max(): the test device has no index
  * to match.
@@ -1986,8 +1986,7 @@ static void rdmacg_test_refusal_attribution(struct kunit *test)
  * of enum rdmacg_race_point (spinning, since most are in RCU read-side
  * critical sections) while the test acts, then let go. Each test below
  * runs the interleaving that one concurrency argument of rdma.c covers,
- * and fails if the mechanism that argument rests on is removed; "make
- * mutations" checks that it does.
+ * and fails if the mechanism that argument rests on is removed.
  */
 
 /* One thread to hold, or to notice passing, at one point. */
@@ -2209,8 +2208,8 @@ static void rdmacg_test_race_lowered_above(struct kunit *test)
  * p - c, the charge held once every level has accepted it, before it
  * returns; p's limit is lowered to 0 meanwhile. The charge was counted at p
  * before the write, so it stands, like any usage above a newly lowered
- * limit: what the documentation promises is that no unit is taken past a
- * limit after its write, not that a charge under way fails.
+ * limit: what rdmacg_count_try_add() promises is that no unit is taken
+ * past a limit after its write, not that a charge under way fails.
  */
 static void rdmacg_test_race_lowered_after(struct kunit *test)
 {
@@ -2287,8 +2286,8 @@ static void rdmacg_test_race_ancestor_filled(struct kunit *test)
  * levels give back a unit they held before. For the RDMACG_PEAK_LEVELS
  * levels from the bottom a peak records the usage the charge's own cmpxchg
  * produced; above, the usage read once the charge has passed, so the two
- * top peaks miss the unit given back in between. The documentation says
- * so (a peak there may read low by what is freed concurrently); this
+ * top peaks miss the unit given back in between. rdmacg_charge_peaks()
+ * says so (a peak there may read low by what is freed concurrently); this
  * checks that, and no stronger promise.
  */
 static void rdmacg_test_race_deep_peak(struct kunit *test)
