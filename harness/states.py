@@ -43,8 +43,10 @@ def commits(gitdir, base, tip):
 
 
 def blame(gitdir, rev, path, reverse_from=None, since=None):
-    """Commit of each line of path at rev (or, reversed, the last commit
-    that still had each line of path at reverse_from)."""
+    """(commit, line number there from 0) of each line of path at rev: the
+    commit that added it, or the boundary @since for older lines; with
+    @reverse_from, the last commit that still had each line of path as
+    it was at reverse_from."""
     args = ['blame', '--porcelain']
     if reverse_from:
         args += ['--reverse', f'{reverse_from}..{rev}']

@@ -1982,7 +1982,11 @@ static u64 rdmacg_peak_seen(struct rdma_cgroup *cg, struct rdmacg_pool *pool,
 	return mark ? max(val, mark->peak[type]) : val;
 }
 
-/* The peak state of the open file that @seq shows, %NULL for none. */
+/*
+ * The peak state of the open file that @seq shows. The KUnit tests print
+ * into a bare seq_file, with no open file: %NULL then, which reads the
+ * peaks of a file never written.
+ */
 static struct cgroup_of_peak *rdmacg_seq_peak(struct seq_file *seq)
 {
 	struct kernfs_open_file *of = seq->private;
