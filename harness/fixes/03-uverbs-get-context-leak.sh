@@ -23,6 +23,7 @@ CG=$CGROOT/fix03
 KML=/sys/kernel/debug/kmemleak
 TMP=${TMPDIR:-/tmp}/fix03.$$
 MIN_AGE=6	# kmemleak reports nothing younger than 5 s
+TSLAB=/sys/kernel/slab/task_struct
 
 . /lib/harness/tap.sh
 . /lib/harness/kmemleak.sh
@@ -37,7 +38,7 @@ trap cleanup EXIT
 mkdir -p "$TMP"
 
 echo "TAP version 13"
-echo "1..4"
+echo "1..5"
 
 # 1: the limit is in place (compared word by word: whether the line ends
 # with a space is fix 5's business).
@@ -59,6 +60,15 @@ else
 		diag <"$CG/rdma.max" 2>&1
 	fi
 fi
+
+# task_structs: the number of allocated objects of the cache, after
+# flushing the per-CPU slabs into the node lists where they are counted.
+task_structs() {
+	echo 1 >"$TSLAB/shrink" 2>/dev/null || return 1
+	read -r ts_n _ <"$TSLAB/objects" || return 1
+	echo "$ts_n"
+}
+tasks_before=$(task_structs) || tasks_before=
 
 have_kmemleak=0
 if [ -w "$KML" ] && kmemleak_scan; then
@@ -97,6 +107,29 @@ elif [ "$setup_ok" != 1 ]; then
 	skip "kmemleak: no new unreferenced objects" "setup failed"
 else
 	kmemleak_tap "$TMP/before" "$TMP/new"
+fi
+
+# 5: the task_structs of the processes are freed (through RCU: poll).
+allowed=$((ITER / 2))
+what="task_struct objects back to at most $allowed above the count before the $ITER processes"
+tasks_back() {
+	tasks_after=$(task_structs) || return 1
+	[ "$tasks_after" -le $((tasks_before + allowed)) ]
+}
+if [ -z "$tasks_before" ]; then
+	fail "$what # $TSLAB/objects not available"
+elif [ "$setup_ok" != 1 ]; then
+	skip "$what" "setup failed"
+elif wait_for 10 tasks_back; then
+	pass "$what"
+	diag <<-EOF
+	before $tasks_before, after $tasks_after
+	EOF
+else
+	fail "$what"
+	diag <<-EOF
+	before $tasks_before, after $tasks_after
+	EOF
 fi
 
 exit "$failed"
