@@ -45,9 +45,10 @@ check lint-sparse "20s; 3 min the first time" bash "$HARNESS/lint.sh" sparse
 check lint-kerneldoc "2s" bash "$HARNESS/lint.sh" kerneldoc
 check lint-originality "2s" bash "$HARNESS/lint.sh" originality
 check lint-docs "3s" bash "$HARNESS/lint.sh" docs
-check fuzz-parser "40s" bash "$HARNESS/fuzz/run.sh" 30
-check model-fuzz "70s" bash "$HARNESS/model/run.sh" 60
-check reset-cost "2s" bash "$HARNESS/model/resetcost.sh" 1 10 100
+# Per base, so that make check on two bases can run side by side.
+check fuzz-parser "40s" env FUZZ_OUT="$BUILD/fuzz" bash "$HARNESS/fuzz/run.sh" 30
+check model-fuzz "70s" env MODEL_OUT="$BUILD/model" bash "$HARNESS/model/run.sh" 60
+check reset-cost "2s" env RESETCOST_OUT="$BUILD/resetcost" bash "$HARNESS/model/resetcost.sh" 1 10 100
 # The backport is made from the mainline series, never by hand: its
 # patches must be what harness/backport.py derives today.
 [ "$BASE" = 6.12 ] && check backport "3s; 2 min without 7.3's tree" python3 "$HARNESS/backport.py" --check

@@ -13,7 +13,7 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-OUT=$REPO/build/resetcost
+OUT=${RESETCOST_OUT:-$REPO/build/resetcost}
 . "$REPO/harness/lib.sh"
 need_packages clang-14
 mkdir -p "$OUT/include/linux"
