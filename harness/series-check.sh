@@ -8,8 +8,9 @@
 # patch (KUnit runs built in) and the suite must pass.  At the end build/src is the whole
 # series again (harness/tree.sh), which is what the last step built.
 # Logs: build/logs/series-*.log; one line per step, as in make check.
-# Knobs: SERIES_FLAVOURS (default "release debug") and SERIES_FROM=N, which
-# builds nothing before patch N (the files still come from the series).
+# Knobs: SERIES_FLAVOURS (default "release debug"), SERIES_FROM=N and SERIES_TO=M
+# (check patches N to M only); nothing is built before patch N (the files
+# still come from the series).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 take_lock
@@ -61,6 +62,7 @@ for c in "${commits[@]}"; do
 		set_from_git "$WORK" "$c" "$rel" "$SRC"
 	done
 	[ "$n" -ge "${SERIES_FROM:-1}" ] || continue
+	[ "$n" -le "${SERIES_TO:-$n}" ] || break
 	for flavour in ${SERIES_FLAVOURS:-release debug}; do
 		step "series-$n-$flavour" "1-3 min; 15 min the first time" \
 			bash "$HARNESS/kernel.sh" "$flavour" build || failed=$((failed + 1))
