@@ -3,10 +3,13 @@
 # `make bench`: the RDMA controller's charge and uncharge cost, ours against
 # the pristine base (BASE, see harness/lib.sh), in one run.
 #   harness/bench/run.sh [--smoke] [--rounds N] [--reps N] [--cases LIST]
+#                        [--kernels LIST]
 #
-# Builds three kernels with the same configuration (harness/bench/build.sh):
-# ours, the pristine base, and ours with CONFIG_CGROUP_RDMA=n; boots them
-# in turn under QEMU (TCG: ours, upstream, nocg, ours, upstream, ...), N rounds
+# Builds four kernels with the same configuration (harness/bench/build.sh):
+# ours, the pristine base, the ablation (the pristine base with only an O(1)
+# pool lookup under its mutex: harness/bench/ablation/BASE-slot-lookup.patch,
+# where the base has one) and ours with CONFIG_CGROUP_RDMA=n; boots them in
+# turn under QEMU (TCG: ours, upstream, ablation, nocg, ours, ...), N rounds
 # (default 5), each boot running the cases of harness/bench/guest/init; then
 # takes per case the median over all repetitions of all boots and writes to
 # build/bench/:
@@ -25,19 +28,26 @@
 # boot/bzImage saved before a change), booted in turn with the others and
 # not rebuilt, so that summary.md compares ours with it in the same run.
 #
+# BENCH_LOCKSTAT=1 adds ours and upstream built with CONFIG_LOCK_STAT
+# (harness/bench/lockstat.config), booted once, after the rounds, with the
+# parallel cases only: summary.md then lists the contentions, acquisitions
+# and wait time of the controllers' locks in each parallel case (their
+# timings, with lock debugging, are not compared).
+#
 # Build steps and boots hold build/.lock: concurrent builds would disturb the
 # measurement on two cores. BENCH_SMP (default 4) vCPUs per guest.
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
-smoke=0 rounds=5 reps=3 cases=all
+smoke=0 rounds=5 reps=3 cases=all only=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--smoke) smoke=1 ;;
 	--rounds) rounds=$2; shift ;;
 	--reps) reps=$2; shift ;;
 	--cases) cases=$2; shift ;;
-	*) die "usage: run.sh [--smoke] [--rounds N] [--reps N] [--cases LIST]" ;;
+	--kernels) only=$2; shift ;;
+	*) die "usage: run.sh [--smoke] [--rounds N] [--reps N] [--cases LIST] [--kernels LIST]" ;;
 	esac
 	shift
 done
@@ -52,7 +62,9 @@ if [ $smoke -eq 1 ]; then
 	rounds=1 reps=1 cases=smoke
 	OUT=$BUILD/bench/smoke
 else
-	kernels=(ours upstream nocg)
+	kernels=(ours upstream)
+	[ -f "$HARNESS/bench/ablation/$BASE-slot-lookup.patch" ] && kernels+=(ablation)
+	kernels+=(nocg)
 	if [ -n "${BENCH_BEFORE:-}" ]; then
 		[ -f "$BENCH_BEFORE" ] || die "BENCH_BEFORE: no file $BENCH_BEFORE"
 		kernels+=(before)
@@ -63,12 +75,19 @@ else
 	fi
 fi
 
+lockstat=()
+[ "${BENCH_LOCKSTAT:-0}" = 1 ] && [ $smoke -eq 0 ] && lockstat=(ours-lockstat upstream-lockstat)
+if [ -n "$only" ]; then
+	# --kernels ours,upstream,...: a subset, in the order given
+	IFS=, read -r -a kernels <<<"$only"
+fi
+
 take_lock
 step tree "5s; 1 min the first time" bash "$HARNESS/tree.sh" || exit 1
-for k in "${kernels[@]}"; do
+for k in "${kernels[@]}" "${lockstat[@]}"; do
 	[ "$k" = before ] && continue
 	case $k in
-	upstream) est="30s; 3 min the first time (ccache has most of ours)" ;;
+	upstream | ablation) est="30s; 3 min the first time (ccache has most of ours)" ;;
 	*) est="1-2 min; 12-15 min the first time" ;;
 	esac
 	step "bench-build-$k" "$est" bash "$HARNESS/bench/build.sh" "$k" || exit 1
@@ -86,7 +105,8 @@ mkdir -p "$OUT/raw" "$OUT/console"
 # boot KERNEL ROUND: run the guest, its results in raw/KERNEL-ROUND.txt.
 boot() {
 	local k=$1 r=$2 kcases=$cases rc=0
-	[ "$k" = nocg ] && kcases=e2e
+	[ "$k" = nocg ] && kcases=e2e,e2emr
+	case $k in *-lockstat) kcases=par,e2epar ;; esac
 	local raw=$OUT/raw/$k-$r.txt con=$OUT/console/$k-$r.log
 	rm -f "$raw" "$con"
 	# Other work on the host disturbs TCG timings: keep the load with the results.
@@ -113,6 +133,9 @@ for r in $(seq "$rounds"); do
 		esac
 		step "bench-boot-$k-$r" "$est" boot "$k" "$r" || failed=1
 	done
+done
+for k in "${lockstat[@]}"; do
+	step "bench-boot-$k" "30s-1 min" boot "$k" 1 || failed=1
 done
 t_booted=$(date +%s)
 

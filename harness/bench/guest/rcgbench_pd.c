@@ -2,17 +2,20 @@
 /*
  * rcgbench_pd: end-to-end cost of an RDMA object through uverbs.
  *
- *   rcgbench_pd [-d DEVICE] [-w WARMUP] N
+ *   rcgbench_pd [-d DEVICE] [-w WARMUP] [-r BYTES] N
  *
  * Opens DEVICE (default: the first one), then times N rounds of
- * ibv_alloc_pd() + ibv_dealloc_pd(). Each PD is charged to the caller's
- * cgroup as one hca_object (and the open context as one hca_handle).
- * Prints "ok pairs=N ns=T ns_per_pair=X".
+ * ibv_alloc_pd() + ibv_dealloc_pd(), or with -r of ibv_reg_mr() +
+ * ibv_dereg_mr() of a BYTES buffer (page-aligned, touched first) on one PD.
+ * Each PD and MR is charged to the caller's cgroup as one hca_object (and
+ * the open context as one hca_handle); on a kernel with mr_mem, each MR
+ * also charges its pinned bytes. Prints "ok pairs=N ns=T ns_per_pair=X".
  */
 #include <infiniband/verbs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,19 +27,33 @@ static unsigned long long now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static int rounds(struct ibv_context *ctx, long n)
+static size_t mr_bytes;	/* -r: MRs of this size instead of PDs */
+static void *mr_buf;
+static struct ibv_pd *mr_pd;
+
+/* One round: a PD, or with -r an MR, created and destroyed; 0 or -1. */
+static int one_round(struct ibv_context *ctx)
 {
 	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+
+	if (mr_bytes) {
+		mr = ibv_reg_mr(mr_pd, mr_buf, mr_bytes, IBV_ACCESS_LOCAL_WRITE);
+		return mr && !ibv_dereg_mr(mr) ? 0 : -1;
+	}
+	pd = ibv_alloc_pd(ctx);
+	return pd && !ibv_dealloc_pd(pd) ? 0 : -1;
+}
+
+static int rounds(struct ibv_context *ctx, long n)
+{
 	long i;
 
 	for (i = 0; i < n; i++) {
-		pd = ibv_alloc_pd(ctx);
-		if (!pd) {
-			printf("rcgbench_pd: error: ibv_alloc_pd failed at %ld\n", i);
-			return -1;
-		}
-		if (ibv_dealloc_pd(pd)) {
-			printf("rcgbench_pd: error: ibv_dealloc_pd failed at %ld\n", i);
+		if (one_round(ctx)) {
+			printf("rcgbench_pd: error: %s failed at round %ld\n",
+			       mr_bytes ? "ibv_reg_mr or ibv_dereg_mr" :
+			       "ibv_alloc_pd or ibv_dealloc_pd", i);
 			return -1;
 		}
 	}
@@ -52,8 +69,11 @@ int main(int argc, char **argv)
 	long n, warmup = 1000;
 	int opt, i, num;
 
-	while ((opt = getopt(argc, argv, "d:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:w:r:")) != -1) {
 		switch (opt) {
+		case 'r':
+			mr_bytes = strtoul(optarg, NULL, 0);
+			break;
 		case 'd':
 			name = optarg;
 			break;
@@ -65,7 +85,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1) {
-		printf("usage: rcgbench_pd [-d DEVICE] [-w WARMUP] N\n");
+		printf("usage: rcgbench_pd [-d DEVICE] [-w WARMUP] [-r BYTES] N\n");
 		return 2;
 	}
 	n = atol(argv[optind]);
@@ -86,6 +106,16 @@ int main(int argc, char **argv)
 	if (!ctx) {
 		printf("rcgbench_pd: error: cannot open %s\n", ibv_get_device_name(dev));
 		return 1;
+	}
+	if (mr_bytes) {
+		mr_pd = ibv_alloc_pd(ctx);
+		mr_buf = mmap(NULL, mr_bytes, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (!mr_pd || mr_buf == MAP_FAILED) {
+			printf("rcgbench_pd: error: no PD or no buffer for the MRs\n");
+			return 1;
+		}
+		memset(mr_buf, 1, mr_bytes);
 	}
 	if (rounds(ctx, warmup))
 		return 1;
