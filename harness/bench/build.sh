@@ -161,14 +161,17 @@ build_kernel() {
 	esac
 	obj=$K/$name/obj-release
 	configure "$src" "$obj" "${frags[@]}"
-	local ref=$K/ours/obj-release/.config
-	[ "$name" = upstream-lockstat ] && ref=$K/ours-lockstat/obj-release/.config
-	if [ "$name" != ours ] && [ "$name" != nocg ] && [ "$name" != ours-lockstat ] &&
-	   [ -f "$ref" ]; then
-		# Same configuration for both, or the comparison means nothing.
+	# The kernel compared with ours must have ours' configuration, or the
+	# comparison means nothing.
+	local ref=
+	case "$name" in
+	upstream | ablation) ref=$K/ours/obj-release/.config ;;
+	upstream-lockstat) ref=$K/ours-lockstat/obj-release/.config ;;
+	esac
+	if [ -n "$ref" ] && [ -f "$ref" ]; then
 		if ! diff -u <(grep -v '^#' "$ref" | sort) \
 			<(grep -v '^#' "$obj/.config" | sort); then
-			die "bench: ours and $name configurations differ (see above)"
+			die "bench: $name's configuration differs from $ref (see above)"
 		fi
 	fi
 	"${MAKE[@]}" -C "$src" O="$obj" -j"$JOBS" bzImage

@@ -120,16 +120,13 @@ if [ -z "$tasks_before" ]; then
 	fail "$what # $TSLAB/objects not available"
 elif [ "$setup_ok" != 1 ]; then
 	skip "$what" "setup failed"
-elif wait_for 10 tasks_back; then
-	pass "$what"
-	diag <<-EOF
-	before $tasks_before, after $tasks_after
-	EOF
 else
-	fail "$what"
-	diag <<-EOF
-	before $tasks_before, after $tasks_after
-	EOF
+	if wait_for 10 tasks_back; then
+		pass "$what"
+	else
+		fail "$what"
+	fi
+	echo "before $tasks_before, after $tasks_after" | diag
 fi
 
 exit "$failed"
