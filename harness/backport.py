@@ -23,7 +23,10 @@ version by the first rule that applies:
   3. a hand-made 6.12 diff in harness/backport/6.12/SLUG/PATH.diff, if
      there is one (SLUG: the patch's subject as format-patch names it);
   4. the patch's own diff of the file, applied with git's 3-way merge.
-Anything else stops the script with what to do.
+Anything else stops the script with what to do.  Mainline patches listed
+in harness/backport/6.12/FOLD are not patches of their own on 6.12: they
+start from 7.3's controller, which 6.12 lacks, so the next patch carries
+their change too, with the message in harness/backport/6.12/SLUG/message.
 
     backport.py          derive, and write harness/series/6.12/
     backport.py --check  derive into build/6.12/backport only and say
@@ -350,8 +353,21 @@ def derive_file(c, path, sl, notes):
         put(to_612(text))
 
 
+def fold_subjects():
+    """Mainline patches that 6.12 carries inside the patch after them
+    (RESOLVED/FOLD, one subject a line): steps that start from 7.3's
+    controller, which 6.12 does not have."""
+    path = os.path.join(RESOLVED, "FOLD")
+    if not os.path.exists(path):
+        return []
+    return [l.strip() for l in open(path, encoding="utf-8")
+            if l.strip() and not l.startswith("#")]
+
+
 def derive(own_subjects):
     commits = git(MAIN_WORK, "rev-list", "--reverse", MAIN_TAG + "..HEAD").stdout.split()
+    fold = fold_subjects()
+    folded, fold_notes = [], []
     n = 0
     for c in commits:
         msg = git(MAIN_WORK, "log", "-1", "--format=%B", c).stdout
@@ -368,6 +384,22 @@ def derive(own_subjects):
         paths = git(MAIN_WORK, "diff", "--no-renames", "--name-only", c + "~1", c).stdout.split()
         for path in paths:
             derive_file(c, path, sl, notes)
+        if subj in fold:
+            folded.append(subj)
+            fold_notes.extend(notes)
+            continue
+        if folded:
+            # The patch that carries them has a message of its own on 6.12.
+            own = os.path.join(RESOLVED, sl, "message")
+            if not os.path.exists(own):
+                die("%s carries folded patches on 6.12: write its message in %s"
+                    % (sl, os.path.relpath(own, REPO)))
+            msg = open(own, encoding="utf-8").read()
+            notes = ["also what mainline does in the %d patches before this one "
+                     "(%s), which start from 7.3's controller" %
+                     (len(folded), "; ".join('"%s"' % re.sub(r"^cgroup/rdma: ", "", f)
+                                            for f in folded))] + fold_notes + notes
+            folded, fold_notes = [], []
         git(DST, "add", "-A")
         if git(DST, "diff", "--cached", "--quiet", check=False).returncode == 0:
             die("%s (%s) changes nothing on 6.12" % (c[:12], sl))

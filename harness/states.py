@@ -25,6 +25,14 @@ features 1..k are in. The last state has to equal the tip.
   states.py build OUTDIR PLAN GITDIR BASE BRANCH
         commit every state in plan order on BRANCH from BASE
   states.py check OUTDIR PLAN GITDIR TIP     the last state equals TIP
+  states.py cut OUTDIR PLAN FEATURE PATH FILE
+        make state FEATURE of PATH equal FILE, FEATURE being a new feature
+        of the plan, right before the one (NEXT) that now makes the
+        change: lines FILE lacks are removed by FEATURE; lines FILE adds
+        that NEXT adds too are added by FEATURE instead; the others are
+        FEATURE's intermediate lines, which NEXT replaces (FEATURE-NEXT)
+  states.py uncut OUTDIR PLAN FEATURE   the reverse: NEXT makes FEATURE's
+        change too (FEATURE's own lines go; take FEATURE out of the plan)
 """
 import os
 import re
@@ -266,6 +274,255 @@ def cmd_check(outdir, plan, gitdir, tip):
     return 1 if bad else 0
 
 
+def _cut_tag(tag, feature, nxt):
+    """A line present before @feature that @feature removes: its new tag,
+    and the tag of the copy that comes back with @nxt (or None)."""
+    m = re.fullmatch(r'(-?)([^-\s]+)(?:-([^-\s]+))?', tag)
+    neg, a, b = m.groups()
+    if neg:
+        return '-' + feature, (None if a == nxt else f'{nxt}-{a}')
+    if not b:
+        return f'{a}-{feature}', nxt
+    return f'{a}-{feature}', (None if b == nxt else f'{nxt}-{b}')
+
+
+def _cut_remove(ent, i, tag, feature, nxt):
+    ent[i][0], copy = _cut_tag(tag, feature, nxt)
+    if copy:
+        ent.append([copy, ent[i][1], ent[i][2] + 1e-6])
+
+
+def _future(tag, nxt):
+    """Whether a line tagged @tag is added by @nxt (and stays, or goes)."""
+    m = re.fullmatch(r'([^-\s]+)(?:-([^-\s]+))?', tag) if tag else None
+    return bool(m) and m.group(1) == nxt
+
+
+def _cut_order(ent, at, want, feature, nxt, names, rank, k):
+    """Order the entries of a cut; unmatched lines of @want become new
+    entries. Returns (order, entries left in a cycle)."""
+    import heapq
+    for j in range(len(want)):
+        if at[j] is None:
+            nxt_key = next((ent[at[x]][2] for x in range(j + 1, len(want))
+                            if at[x] is not None), float(len(ent)))
+            ent.append([f'{feature}-{nxt}', want[j], nxt_key - 0.25 + j * 1e-9])
+            at[j] = len(ent) - 1
+    n = len(ent)
+    succ = [set() for _ in range(n)]
+    indeg = [0] * n
+    def chain(seq):
+        for a, b in zip(seq, seq[1:]):
+            if b not in succ[a]:
+                succ[a].add(b)
+                indeg[b] += 1
+    for s in range(len(names)):
+        if s == k:
+            chain(at)
+            continue
+        seq = [e for e in range(n) if present(ent[e][0], rank, s)]
+        seq.sort(key=lambda e: ent[e][2])
+        chain(seq)
+    heap = [(ent[e][2], e) for e in range(n) if indeg[e] == 0]
+    heapq.heapify(heap)
+    order = []
+    while heap:
+        _, e = heapq.heappop(heap)
+        order.append(e)
+        for f in succ[e]:
+            indeg[f] -= 1
+            if indeg[f] == 0:
+                heapq.heappush(heap, (ent[f][2], f))
+    left = [e for e in range(n) if indeg[e]]
+    return order, _cycles(succ, left)
+
+
+def _cycles(succ, nodes):
+    """The nodes of @nodes that lie on a cycle (Tarjan, iteratively)."""
+    nodes = set(nodes)
+    index, low, onstack, stack, out = {}, {}, set(), [], []
+    counter = 0
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(succ[root]))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        onstack.add(root)
+        while work:
+            v, it = work[-1]
+            for w in it:
+                if w not in nodes:
+                    continue
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    onstack.add(w)
+                    work.append((w, iter(succ[w])))
+                    break
+                if w in onstack:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        onstack.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        out.append(comp)
+    return out
+
+
+def cmd_cut(outdir, plan, feature, path, file):
+    import difflib
+    feats = read_plan(plan)
+    names = [n for n, _ in feats]
+    k = names.index(feature)
+    nxt = names[k + 1]
+    rank = {name: i for i, name in enumerate(names)}
+    lines = read_marked(outdir, path)
+    if any(re.fullmatch(rf'-?{feature}(-.*)?|.*-{feature}', t) for t, _ in lines):
+        sys.exit(f'states: cut: {path} already has lines of {feature}')
+    want = open(file).read().split('\n')[:-1]
+    before = [state_of(outdir, path, rank, s) for s in range(len(names))]
+    # Entries: [tag, text, key]; key orders them where nothing else does.
+    # A base line is split in two for the cut, its copy before @feature
+    # and its copy from @feature on, so that the cut may move it; the two
+    # are joined again below where nothing lies between them.
+    ent = [[t, l, float(i)] for i, (t, l) in enumerate(lines)]
+    pair = {}
+    for i, (t, l) in enumerate(lines):
+        if not t:
+            ent[i][0] = '-' + feature
+            ent.append([feature, l, i + 1e-6])
+            pair[i] = len(ent) - 1
+    at = [None] * len(want)		# want line -> entry
+    prev = [i for i, (t, _) in enumerate(lines) if present(t, rank, k)]
+    sm = difflib.SequenceMatcher(None, [lines[i][1] for i in prev], want,
+                                 autojunk=False)
+    kept = set()
+    for a, b, size in sm.get_matching_blocks():
+        for x in range(size):
+            i = prev[a + x]
+            at[b + x] = pair.get(i, i)
+            kept.add(i)
+    for i in prev:
+        if i in kept:
+            continue
+        if i in pair:		# a base line: its copy comes back with nxt
+            ent[pair[i]][0] = nxt
+        else:
+            _cut_remove(ent, i, lines[i][0], feature, nxt)
+    # The new lines of the cut: those the next feature adds, in its order,
+    # as far as they go; the others are the cut's own, which it replaces.
+    rest = [j for j in range(len(want)) if at[j] is None]
+    fut = [i for i, (t, _) in enumerate(lines)
+           if _future(t, nxt) and not present(t, rank, k)]
+    sm = difflib.SequenceMatcher(None, [lines[i][1] for i in fut],
+                                 [want[j] for j in rest], autojunk=False)
+    for a, b, size in sm.get_matching_blocks():
+        for x in range(size):
+            i = fut[a + x]
+            at[rest[b + x]] = i
+            ent[i][0] = feature + lines[i][0][len(nxt):]
+    # Lines matched against the order of another state (a blank line or a
+    # brace that matched the wrong copy) become the cut's own lines.
+    while True:
+        order, left = _cut_order(ent, at, want, feature, nxt, names, rank, k)
+        if not left:
+            break
+        # One matched line of each cycle, a trivial one if there is one.
+        where = {e: j for j, e in enumerate(at)}
+        undone = []
+        for comp in left:
+            cands = [where[e] for e in comp if e in where and
+                     not ent[e][0].startswith(f'{feature}-{nxt}')]
+            if cands:
+                cands.sort(key=lambda j: (len(want[j].strip()) > 3, -j))
+                undone.append(cands[0])
+        if not undone:
+            for e in [e for c in left for e in c][:12]:
+                print(f'  {ent[e][2]:9.2f} {ent[e][0]:12} {ent[e][1]!r}',
+                      file=sys.stderr)
+            sys.exit(f'states: cut: {path}: {file} orders lines against '
+                     'another state')
+        for j in undone:
+            e = at[j]
+            # back to what it was: a future line of nxt, or a base copy
+            # that nxt brings back
+            if e in pair.values():
+                ent[e][0] = nxt
+            elif e in kept:
+                _cut_remove(ent, e, lines[e][0], feature, nxt)
+            else:
+                ent[e][0] = nxt + ent[e][0][len(feature):]
+            at[j] = None
+    fg = sum(1 for t, _, _ in ent if t == f'{feature}-{nxt}')
+    n = len(ent)
+    # Join the two copies of a base line where no state tells them apart.
+    pos = {e: x for x, e in enumerate(order)}
+    drop = set()
+    for i, c in pair.items():
+        if ent[c][0] != feature:
+            continue
+        lo, hi = sorted((pos[i], pos[c]))
+        between = order[lo + 1:hi]
+        early = any(present(ent[e][0], rank, s) for e in between for s in range(k))
+        late = any(present(ent[e][0], rank, s) for e in between
+                   for s in range(k, len(names)))
+        if not early:
+            ent[c][0] = ''
+            drop.add(i)
+        elif not late:
+            ent[i][0] = ''
+            drop.add(c)
+    order = [e for e in order if e not in drop]
+    with open(os.path.join(outdir, path), 'w') as f:
+        for e in order:
+            f.write(f'{ent[e][0]}|{ent[e][1]}\n')
+    for s in range(len(names)):
+        got = state_of(outdir, path, rank, s)
+        exp = '\n'.join(want) + '\n' if s == k else before[s]
+        if got != exp:
+            sys.exit(f'states: cut: {path}: state {names[s]} came out wrong')
+    print(f'states: cut {path}: {fg} intermediate lines ({feature}-{nxt})')
+
+
+def cmd_uncut(outdir, plan, feature):
+    names = [n for n, _ in read_plan(plan)]
+    nxt = names[names.index(feature) + 1]
+    for path in files(outdir):
+        out = []
+        for t, l in read_marked(outdir, path):
+            m = re.fullmatch(r'(-?)([^-\s]+)(?:-([^-\s]+))?', t) if t else None
+            if m:
+                neg, a, b = m.groups()
+                if not neg and a == feature and b == nxt:
+                    continue
+                a = nxt if a == feature else a
+                b = nxt if b == feature else b
+                if b == a and not neg:
+                    continue
+                t = neg + a + ('-' + b if b else '')
+            out.append((t, l))
+        with open(os.path.join(outdir, path), 'w') as f:
+            for t, l in out:
+                f.write(f'{t}|{l}\n')
+        ex = os.path.join(outdir, path + '.exists')
+        tag = open(ex).read().strip()
+        if tag == feature:
+            with open(ex, 'w') as f:
+                f.write(nxt + '\n')
+
+
 def cmd_state(outdir, plan, feature, dest):
     feats = read_plan(plan)
     k = [n for n, _ in feats].index(feature)
@@ -282,6 +539,10 @@ def main():
         cmd_state(*args)
     elif cmd == 'build':
         cmd_build(*args)
+    elif cmd == 'uncut':
+        cmd_uncut(*args)
+    elif cmd == 'cut':
+        cmd_cut(*args)
     elif cmd == 'check':
         sys.exit(cmd_check(*args))
     else:
