@@ -55,6 +55,11 @@ check reset-cost "2s" env RESETCOST_OUT="$BUILD/resetcost" bash "$HARNESS/model/
 # Only compiles the instruction-count programs (make bench runs them), so
 # that a change of rdma.c that the stand-in headers do not cover fails here.
 check icount-build "5s" bash "$HARNESS/bench/icount/build.sh" "$BUILD/icount-build" "$PRISTINE"
+# The rework's steps on mainline (harness/backport/6.12/FOLD) run nowhere
+# else before the KUnit suite: their charge path runs here, in user space,
+# and must print nothing (harness/bench/icount/steps.sh; needs the patchwork
+# of lint-checkpatch).
+[ "$BASE" = 7.3 ] && check icount-steps "30s" bash "$HARNESS/bench/icount/steps.sh" "$BUILD/icount-steps"
 
 must build-debug "1-2 min; 13-30 min the first time" bash "$HARNESS/kernel.sh" debug build
 must initramfs-debug "20s" bash "$HARNESS/initramfs.sh" debug
