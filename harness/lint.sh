@@ -69,12 +69,13 @@ kerneldoc_check() {
 	local out old f
 	out=$(cd "$SRC" && ./scripts/kernel-doc -Wall -none "${code[@]}" 2>&1) || true
 	# LINT_NEW_ONLY=1 (series-check): only warnings that the pristine
-	# version of the same file does not have, line numbers aside
+	# version of the same file does not have, line numbers aside (7.3's
+	# kernel-doc writes "file:N desc", 6.12's "file:N: warning: desc")
 	if [ "${LINT_NEW_ONLY:-}" = 1 ] && [ -n "$out" ]; then
 		old=$(for f in "${code[@]}"; do
 			[ -f "$PRISTINE/$f" ] && (cd "$PRISTINE" && ./scripts/kernel-doc -Wall -none "$f" 2>&1)
-		done | sed -E 's/:[0-9]+:/:/' || true)
-		out=$(sed -E 's/:[0-9]+:/:/' <<<"$out" | grep -vxF -f <(printf '%s\n' "$old") || true)
+		done | sed -E 's/:[0-9]+([: ])/:\1/' || true)
+		out=$(sed -E 's/:[0-9]+([: ])/:\1/' <<<"$out" | grep -vxF -f <(printf '%s\n' "$old") || true)
 	fi
 	if [ -n "$out" ]; then
 		printf '%s\n' "$out"
