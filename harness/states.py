@@ -20,6 +20,13 @@ features 1..k are in. The last state has to equal the tip.
         with the commit that added each line (its position in BASE..TIP,
         from 1) and, for lines TIP no longer has, -(the commit that
         removed it)
+  states.py chain GITDIR BASE TIP OUTDIR PLAN   as mark, but lossless:
+        walks the commits one by one, so that lines a commit adds and a
+        later one removes are kept too (tagged F-G); features are named
+        p1, p2, ... (commit order) and PLAN gets "pN COMMIT" lines, so
+        that build takes each message from its commit. Every state is
+        checked against its commit. This is how the tagged tree is
+        rebuilt from the series alone (series.sh git, then chain)
   states.py retag OUTDIR MAP                 rewrite tags by MAP ("OLD NEW")
   states.py state OUTDIR PLAN FEATURE DEST   write state FEATURE into DEST
   states.py build OUTDIR PLAN GITDIR BASE BRANCH
@@ -130,6 +137,80 @@ def cmd_mark(gitdir, base, tip, outdir):
     with open(os.path.join(outdir, 'FILES'), 'w') as f:
         for path in paths:
             f.write(path + '\n')
+
+
+def _tag(add, rm):
+    if add is None:
+        return f'-{rm}' if rm else ''
+    return f'{add}-{rm}' if rm else add
+
+
+def cmd_chain(gitdir, base, tip, outdir, plan):
+    import difflib
+    order = commits(gitdir, base, tip)
+    names = [f'p{i + 1}' for i in range(len(order))]
+    paths = sorted(set(git(gitdir, 'log', '--format=', '--name-only',
+                           f'{base}..{tip}').decode().split()))
+    for path in paths:
+        old = show(gitdir, base, path)
+        # Entries: [added by, removed by, text]; None: the base's / never.
+        ent = [[None, None, l] for l in (old or [])]
+        made = None if old is not None else ''
+        for name, c in zip(names, order):
+            new = show(gitdir, c, path)
+            if new is None:
+                if made not in (None, ''):
+                    sys.exit(f'states: chain: {path} removed by {name}: '
+                             'not supported')
+                new = []
+            elif made == '':
+                made = name
+            live = [e for e in ent if e[1] is None]
+            sm = difflib.SequenceMatcher(None, [e[2] for e in live], new,
+                                         autojunk=False)
+            before = {}
+            for op, i1, i2, j1, j2 in sm.get_opcodes():
+                if op in ('delete', 'replace'):
+                    for e in live[i1:i2]:
+                        e[1] = name
+                if op in ('insert', 'replace'):
+                    before.setdefault(i2, []).extend(
+                        [name, None, l] for l in new[j1:j2])
+            out, a = [], 0
+            was = {id(e) for e in live}
+            for e in ent:
+                if id(e) in was:
+                    out.extend(before.pop(a, []))
+                    a += 1
+                out.append(e)
+            out.extend(before.pop(a, []))
+            ent = out
+        dest = os.path.join(outdir, path)
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        with open(dest, 'w') as f:
+            for add, rm, l in ent:
+                f.write(f'{_tag(add, rm)}|{l}\n')
+        with open(dest + '.exists', 'w') as f:
+            f.write((made or '') + '\n')
+    with open(os.path.join(outdir, 'FILES'), 'w') as f:
+        for path in paths:
+            f.write(path + '\n')
+    with open(plan, 'w') as f:
+        for name, c in zip(names, order):
+            f.write(f'{name:<8} {c}\n')
+    feats = read_plan(plan)
+    rank = {name: i for i, name in enumerate(names)}
+    bad = 0
+    for k, c in enumerate(order):
+        for path in paths:
+            want = show(gitdir, c, path)
+            want = None if want is None else ''.join(l + '\n' for l in want)
+            if state_of(outdir, path, rank, k) != want:
+                print(f'states: chain: {path} at {names[k]} differs from {c}')
+                bad += 1
+    print(f'states: chain: {len(paths)} files, {len(feats)} states'
+          f'{", all equal to their commits" if not bad else ""}')
+    return 1 if bad else 0
 
 
 def read_marked(outdir, path):
@@ -533,6 +614,8 @@ def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == 'mark':
         cmd_mark(*args)
+    elif cmd == 'chain':
+        sys.exit(cmd_chain(*args))
     elif cmd == 'retag':
         cmd_retag(*args)
     elif cmd == 'state':

@@ -3,7 +3,7 @@
 # Build the benchmark kernels and their guest:
 #   harness/bench/build.sh KERNEL...     KERNEL: ours, upstream, ablation, nocg,
 #                                        ours-lockstat, upstream-lockstat,
-#                                        initramfs
+#                                        steps, initramfs
 #
 # Source trees, hardlinked copies of build/pristine (never modified):
 #   build/bench/k/ours/src      made by harness/tree.sh (BUILD=build/bench/k/ours):
@@ -28,6 +28,14 @@
 #   build/bench/k/nocg/obj-release      ours/src, + nocg.config (CGROUP_RDMA=n)
 #   build/bench/k/X-lockstat/obj-release  X's tree, + lockstat.config
 #                                       (/proc/lock_stat; X: ours or upstream)
+#   build/bench/k/stepN/obj-release/arch/x86/boot/bzImage
+#                                       "steps": the tree after patch N of the
+#                                       series, for each step of the rework
+#                                       (harness/bench/rework-steps.sh), built
+#                                       one after the other in one source and
+#                                       object folder (build/bench/k/steps/),
+#                                       so that each rebuilds only what the
+#                                       step changes; only the bzImage is kept
 #
 # Guest: the harness's initramfs (harness/initramfs.sh, built from the ours
 # tree) followed by a second archive with /bench/init and the helpers:
@@ -125,6 +133,55 @@ tree_ablation() {
 	add_bench "$src"
 }
 
+# The rework's steps: build/bench/k/steps/src is a hardlinked copy of
+# pristine whose files the series touches are, in turn, each step's
+# (from build/BASE/patchwork; a file the step does not have yet is
+# removed), plus the benchmark.
+build_steps() {
+	local src=$K/steps/src obj=$K/steps/obj-release stamp c subject n f tmp
+	local work=$BUILD/patchwork
+	stamp=$(cat "$BUILD/pristine/.stamp")
+	if [ ! -f "$src/.bench-src" ] || [ "$(cat "$src/.bench-src")" != "$stamp" ]; then
+		say "bench: creating $src as a hardlinked copy of pristine"
+		rm -rf "$src" "$src.tmp"
+		mkdir -p "$K/steps"
+		cp -al "$PRISTINE" "$src.tmp"
+		echo "$stamp" >"$src.tmp/.bench-src"
+		mv "$src.tmp" "$src"
+	fi
+	rm -rf "$K"/step[0-9]*
+	tmp=$(mktemp)
+	while read -r c subject; do
+		n=$(git -C "$work" log --format=%h "$BASE_TAG..$c" | wc -l)
+		say "bench: step $n: $subject"
+		while IFS= read -r f; do
+			if git -C "$work" cat-file -e "$c:$f" 2>/dev/null; then
+				git -C "$work" show "$c:$f" >"$tmp"
+				put "$tmp" "$src/$f"
+			elif [ -f "$PRISTINE/$f" ]; then
+				put "$PRISTINE/$f" "$src/$f"
+			else
+				rm -f "$src/$f"
+			fi
+		done < <(git -C "$work" diff --name-only "$BASE_TAG" HEAD)
+		add_bench "$src"
+		configure "$src" "$obj" "${FRAGS[@]}"
+		if [ -f "$K/ours/obj-release/.config" ] &&
+			! diff -u <(grep -v '^#' "$K/ours/obj-release/.config" | sort) \
+				<(grep -v '^#' "$obj/.config" | sort); then
+			die "bench: step $n's configuration differs from ours (see above)"
+		fi
+		"${MAKE[@]}" -C "$src" O="$obj" -j"$JOBS" bzImage
+		grep -q rdmacg_bench_init "$obj/System.map" ||
+			die "bench: step $n kernel has no rdmacg_bench"
+		mkdir -p "$K/step$n/obj-release/arch/x86/boot"
+		cp "$obj/arch/x86/boot/bzImage" "$K/step$n/obj-release/arch/x86/boot/bzImage"
+		echo "$subject" >"$K/step$n/subject"
+		say "bench: $K/step$n/obj-release/arch/x86/boot/bzImage"
+	done < <(bash "$BENCHDIR/rework-steps.sh")
+	rm -f "$tmp"
+}
+
 # configure SRC OBJ FRAGMENT...: tinyconfig + fragments, checked as
 # harness/kernel.sh does; OBJ/.config only replaced when it changed.
 configure() {
@@ -206,12 +263,13 @@ build_initramfs() {
 	say "bench: $K/initramfs.cpio.gz ($(du -h "$K/initramfs.cpio.gz" | cut -f1))"
 }
 
-[ $# -gt 0 ] || die "usage: build.sh ours|upstream|ablation|nocg|ours-lockstat|upstream-lockstat|initramfs..."
+[ $# -gt 0 ] || die "usage: build.sh ours|upstream|ablation|nocg|ours-lockstat|upstream-lockstat|steps|initramfs..."
 [ -f "$BUILD/pristine/.stamp" ] || die "no pristine tree: run harness/tree.sh first"
 for what in "$@"; do
 	case "$what" in
 	ours | upstream | ablation | nocg | ours-lockstat | upstream-lockstat)
 		build_kernel "$what" ;;
+	steps) build_steps ;;
 	initramfs) build_initramfs ;;
 	*) die "unknown target $what" ;;
 	esac

@@ -256,6 +256,54 @@ def ablation_section(lines, records):
                      f"{fmt(sp[0]) + '-' + fmt(sp[1]) if sp else '-'} |")
 
 
+STEP_CELLS = [("warm_depth", "1", "warm, depth 1 (ns)"), ("warm_depth", "8", "depth 8"),
+              ("warm_depth", "16", "depth 16"), ("devices", "128", "128 devices (ns)"),
+              ("par_siblings", "2", "2 vCPUs, siblings (pairs/s)"),
+              ("par_same", "2", "2 vCPUs, one cgroup (pairs/s)")]
+
+
+def steps_section(lines, out, data, med):
+    """The kernels of the rework's steps (run.sh --kernels ...,steps): per
+    step the median of boots, with the range of the per-boot medians, and
+    the ratio to upstream (> 1: the step does better). Also OUT/steps.json."""
+    steps = sorted((k for k in med if re.fullmatch(r"step\d+", k)), key=lambda k: int(k[4:]))
+    if not steps:
+        return
+    names = {}
+    for k in steps:
+        path = os.path.join(out, "k", k, "subject")
+        names[k] = open(path).read().strip() if os.path.exists(path) else k
+    names.update({"upstream": "upstream (pristine base)", "ablation": "the ablation", "ours": "ours"})
+    rows = [k for k in ("upstream", "ablation") if k in med] + steps + (["ours"] if "ours" in med else [])
+    table_head(lines, "The rework, step by step (patch N of the series: the tree after it), "
+               "in the same boots: median of the per-boot medians, [lowest-highest per-boot "
+               "median]; the ratio to upstream follows (> 1: better than upstream).",
+               ["kernel"] + [c[2] for c in STEP_CELLS])
+    js = []
+    for k in rows:
+        cells, rec = [], {"kernel": k, "name": names[k]}
+        for case, param, _ in STEP_CELLS:
+            v = med[k].get((case, param))
+            boots = data[k].get((case, param), [])
+            u = med.get("upstream", {}).get((case, param))
+            lower = CASES[case][2]
+            r = ratio_of(u, v, lower) if k != "upstream" else None
+            rec[f"{case}_{param}"] = {"median": v, "boots": boots, "ratio_to_upstream": r}
+            if v is None:
+                cells.append("-")
+                continue
+            txt = f"{fmt(v)} [{fmt(min(boots))}-{fmt(max(boots))}]"
+            if r:
+                txt += f" {fmt(r)}x"
+            cells.append(txt)
+        label = f"{k[4:]}: {names[k].replace('cgroup/rdma: ', '')}" if k.startswith("step") else names[k]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        js.append(rec)
+    with open(os.path.join(out, "steps.json"), "w") as f:
+        json.dump(js, f, indent=1)
+        f.write("\n")
+
+
 def lockstat_section(lines, info):
     """The lock statistics of the CONFIG_LOCK_STAT kernels (BENCH_LOCKSTAT=1):
     info lines "lockstat_CASE_PARAM_REP CLASS=CON/ACQ/WAIT_US ..."."""
@@ -487,6 +535,7 @@ def main():
                      f"{fmt(sl['fixed'])} ns (best {fmt(sl['fixed_best'])}); calib atomic_pair "
                      f"{fmt(pair[''])} ns (best {fmt(pair['_best'])}).")
     ablation_section(lines, records)
+    steps_section(lines, args.out, data, med)
     lockstat_section(lines, info)
     before_section(lines, records)
 

@@ -28,6 +28,11 @@
 # boot/bzImage saved before a change), booted in turn with the others and
 # not rebuilt, so that summary.md compares ours with it in the same run.
 #
+# BENCH_STEPS=1 (or "steps" in --kernels) adds a kernel for each step of
+# the rework (build.sh steps: the tree after each of those patches), booted
+# in turn with the others with the cases calib, warm, devices and par only;
+# summary.md then has a row per step (and build/bench/steps.json).
+#
 # BENCH_LOCKSTAT=1 adds ours and upstream built with CONFIG_LOCK_STAT
 # (harness/bench/lockstat.config), booted once, after the rounds, with the
 # parallel cases only: summary.md then lists the contentions, acquisitions
@@ -65,6 +70,7 @@ else
 	kernels=(ours upstream)
 	[ -f "$HARNESS/bench/ablation/$BASE-slot-lookup.patch" ] && kernels+=(ablation)
 	kernels+=(nocg)
+	[ "${BENCH_STEPS:-0}" = 1 ] && kernels+=(steps)
 	if [ -n "${BENCH_BEFORE:-}" ]; then
 		[ -f "$BENCH_BEFORE" ] || die "BENCH_BEFORE: no file $BENCH_BEFORE"
 		kernels+=(before)
@@ -88,6 +94,7 @@ for k in "${kernels[@]}" "${lockstat[@]}"; do
 	[ "$k" = before ] && continue
 	case $k in
 	upstream | ablation) est="30s; 3 min the first time (ccache has most of ours)" ;;
+	steps) est="1-2 min per step; 3-5 min per step the first time" ;;
 	*) est="1-2 min; 12-15 min the first time" ;;
 	esac
 	step "bench-build-$k" "$est" bash "$HARNESS/bench/build.sh" "$k" || exit 1
@@ -97,6 +104,18 @@ if [ -n "${BENCH_BEFORE:-}" ]; then
 	cp "$BENCH_BEFORE" "$K/before/obj-release/arch/x86/boot/bzImage"
 fi
 step bench-initramfs "30s" bash "$HARNESS/bench/build.sh" initramfs || exit 1
+# "steps" stands for the kernels build.sh steps made, in series order.
+expanded=()
+for k in "${kernels[@]}"; do
+	if [ "$k" = steps ]; then
+		for d in $(cd "$K" && ls -d step[0-9]* | sort -V); do
+			expanded+=("$d")
+		done
+	else
+		expanded+=("$k")
+	fi
+done
+kernels=("${expanded[@]}")
 t_built=$(date +%s)
 
 rm -rf "$OUT/raw" "$OUT/console"
@@ -106,6 +125,7 @@ mkdir -p "$OUT/raw" "$OUT/console"
 boot() {
 	local k=$1 r=$2 kcases=$cases rc=0
 	[ "$k" = nocg ] && kcases=e2e,e2emr
+	case $k in step[0-9]*) kcases=calib,warm,devices,par ;; esac
 	case $k in *-lockstat) kcases=par,e2epar ;; esac
 	local raw=$OUT/raw/$k-$r.txt con=$OUT/console/$k-$r.log
 	rm -f "$raw" "$con"

@@ -20,28 +20,17 @@ command -v valgrind >/dev/null ||
 	apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends valgrind >/dev/null ||
 	die "valgrind is needed: apt-get install valgrind"
 [ -d "$WORK/.git" ] || die "no $WORK: run make patch first"
-FOLD=$HARNESS/backport/6.12/FOLD
 CFLAGS=(-std=gnu11 -Os -g -funsigned-char -fno-strict-aliasing
 	-fno-omit-frame-pointer -DCONFIG_CGROUP_RDMA -DICOUNT_HAS_INDEX -Wall
 	-Wno-unused-function -Wno-unused-variable -Wno-unused-but-set-variable)
 
-# The steps: each patch FOLD names, then the patch that carries them.
-mapfile -t subjects < <(grep -v '^#' "$FOLD" | sed '/^$/d')
+# The steps (harness/bench/rework-steps.sh).
 steps=() names=()
-take=0
 while read -r c s; do
-	if printf '%s\n' "${subjects[@]}" | grep -qxF "$s"; then
-		take=1
-	elif [ $take = 1 ]; then
-		take=2
-	else
-		continue
-	fi
 	steps+=("$c")
 	names+=("$s")
-	[ $take = 2 ] && break
-done < <(git -C "$WORK" log --reverse --format='%h %s' "$BASE_TAG..HEAD")
-[ ${#steps[@]} -gt 1 ] || die "no rework steps found in $WORK"
+done < <(bash "$HERE/../rework-steps.sh")
+[ ${#steps[@]} -gt 1 ] || exit 1
 
 build() { # build NAME COMMIT-OR-EMPTY
 	local d=$OUT/$1 src
