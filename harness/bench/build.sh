@@ -92,18 +92,24 @@ tree_ours() {
 	add_bench "$K/ours/src" "$BENCH_MR_MEM_LINE"
 }
 
-tree_upstream() {
-	local src=$K/upstream/src stamp
+# pristine_copy NAME: build/bench/k/NAME/src, a hardlinked copy of
+# pristine, made again when pristine changed.
+pristine_copy() {
+	local src=$K/$1/src stamp
 	stamp=$(cat "$BUILD/pristine/.stamp")
 	if [ ! -f "$src/.bench-src" ] || [ "$(cat "$src/.bench-src")" != "$stamp" ]; then
 		say "bench: creating $src as a hardlinked copy of pristine"
 		rm -rf "$src" "$src.tmp"
-		mkdir -p "$K/upstream"
+		mkdir -p "$K/$1"
 		cp -al "$PRISTINE" "$src.tmp"
 		echo "$stamp" >"$src.tmp/.bench-src"
 		mv "$src.tmp" "$src"
 	fi
-	add_bench "$src"
+}
+
+tree_upstream() {
+	pristine_copy upstream
+	add_bench "$K/upstream/src"
 }
 
 ABLATION=$BENCHDIR/ablation/$BASE-slot-lookup.patch
@@ -138,17 +144,9 @@ tree_ablation() {
 # (from build/BASE/patchwork; a file the step does not have yet is
 # removed), plus the benchmark.
 build_steps() {
-	local src=$K/steps/src obj=$K/steps/obj-release stamp c subject n f tmp
+	local src=$K/steps/src obj=$K/steps/obj-release c subject n f tmp
 	local work=$BUILD/patchwork
-	stamp=$(cat "$BUILD/pristine/.stamp")
-	if [ ! -f "$src/.bench-src" ] || [ "$(cat "$src/.bench-src")" != "$stamp" ]; then
-		say "bench: creating $src as a hardlinked copy of pristine"
-		rm -rf "$src" "$src.tmp"
-		mkdir -p "$K/steps"
-		cp -al "$PRISTINE" "$src.tmp"
-		echo "$stamp" >"$src.tmp/.bench-src"
-		mv "$src.tmp" "$src"
-	fi
+	pristine_copy steps
 	rm -rf "$K"/step[0-9]*
 	tmp=$(mktemp)
 	while read -r c subject; do
