@@ -198,7 +198,6 @@ def cmd_chain(gitdir, base, tip, outdir, plan):
     with open(plan, 'w') as f:
         for name, c in zip(names, order):
             f.write(f'{name:<8} {c}\n')
-    feats = read_plan(plan)
     rank = {name: i for i, name in enumerate(names)}
     bad = 0
     for k, c in enumerate(order):
@@ -208,7 +207,7 @@ def cmd_chain(gitdir, base, tip, outdir, plan):
             if state_of(outdir, path, rank, k) != want:
                 print(f'states: chain: {path} at {names[k]} differs from {c}')
                 bad += 1
-    print(f'states: chain: {len(paths)} files, {len(feats)} states'
+    print(f'states: chain: {len(paths)} files, {len(order)} states'
           f'{", all equal to their commits" if not bad else ""}')
     return 1 if bad else 0
 

@@ -164,11 +164,7 @@ build_steps() {
 		done < <(git -C "$work" diff --name-only "$BASE_TAG" HEAD)
 		add_bench "$src"
 		configure "$src" "$obj" "${FRAGS[@]}"
-		if [ -f "$K/ours/obj-release/.config" ] &&
-			! diff -u <(grep -v '^#' "$K/ours/obj-release/.config" | sort) \
-				<(grep -v '^#' "$obj/.config" | sort); then
-			die "bench: step $n's configuration differs from ours (see above)"
-		fi
+		same_config "$K/ours/obj-release/.config" "$obj" "step $n"
 		"${MAKE[@]}" -C "$src" O="$obj" -j"$JOBS" bzImage
 		grep -q rdmacg_bench_init "$obj/System.map" ||
 			die "bench: step $n kernel has no rdmacg_bench"
@@ -198,6 +194,15 @@ configure() {
 	install_config "$cfg/.config" "$obj" "bench: $obj"
 }
 
+# same_config REF OBJ NAME: a kernel compared with ours must have ours'
+# configuration (REF, where built already), or the comparison means nothing.
+same_config() {
+	local ref=$1 obj=$2
+	[ -f "$ref" ] || return 0
+	diff -u <(grep -v '^#' "$ref" | sort) <(grep -v '^#' "$obj/.config" | sort) ||
+		die "bench: $3's configuration differs from $ref (see above)"
+}
+
 FRAGS=("$HARNESS/config/release.config" "$BENCHDIR/bench.config")
 
 build_kernel() {
@@ -216,19 +221,12 @@ build_kernel() {
 	esac
 	obj=$K/$name/obj-release
 	configure "$src" "$obj" "${frags[@]}"
-	# The kernel compared with ours must have ours' configuration, or the
-	# comparison means nothing.
 	local ref=
 	case "$name" in
 	upstream | ablation) ref=$K/ours/obj-release/.config ;;
 	upstream-lockstat) ref=$K/ours-lockstat/obj-release/.config ;;
 	esac
-	if [ -n "$ref" ] && [ -f "$ref" ]; then
-		if ! diff -u <(grep -v '^#' "$ref" | sort) \
-			<(grep -v '^#' "$obj/.config" | sort); then
-			die "bench: $name's configuration differs from $ref (see above)"
-		fi
-	fi
+	[ -z "$ref" ] || same_config "$ref" "$obj" "$name"
 	"${MAKE[@]}" -C "$src" O="$obj" -j"$JOBS" bzImage
 	if [ "$name" != nocg ] && ! grep -q rdmacg_bench_init "$obj/System.map"; then
 		die "bench: $name kernel has no rdmacg_bench"

@@ -34,7 +34,7 @@ def num(v, rate):
 
 def fig(c, rate):
     lo, hi = min(c["boots"]), max(c["boots"])
-    return f"{num(c['median'], rate)} [{num(lo, rate).replace(' M', '')}-{num(hi, rate)}]"
+    return f"{num(c['median'], rate)} ({num(lo, rate).replace(' M', '')}-{num(hi, rate)})"
 
 
 def verdict(now, before, noise, rate):
@@ -72,7 +72,7 @@ def paragraph(step, prev, boots, noise, same):
     # No line break inside "2.16 M" or a range.
     text = text.replace(" M", "\x00M")
     text = textwrap.fill(text, 72, break_on_hyphens=False)
-    return text.replace("\x00", " ").replace("[", "(").replace("]", ")")
+    return text.replace("\x00", " ")
 
 
 def main():
