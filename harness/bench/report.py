@@ -41,6 +41,9 @@ CASES = {
     "e2e_mr": ("end to end through siw, depth 2: ibv_reg_mr+ibv_dereg_mr of 64 KiB", "", True),
     "e2epar_siblings": ("throughput of ibv_alloc_pd+ibv_dealloc_pd through siw, processes in "
                         "sibling cgroups below the root", "processes", False),
+    "e2emix_siblings": ("throughput of rounds of a PD, a CQ and a 64 KiB MR created and "
+                        "destroyed through siw, processes in sibling cgroups below the root",
+                        "processes", False),
     "mem_pool": ("memory per (cgroup, device) pool", "", True),
     "mem_charged_device": ("memory of first charging a device at depth 1", "", True),
     "mem_cgroup": ("memory per cgroup with rdma enabled (files, css)", "", True),
@@ -258,26 +261,42 @@ def ablation_section(lines, records):
 
 STEP_CELLS = [("warm_depth", "1", "warm, depth 1 (ns)"), ("warm_depth", "8", "depth 8"),
               ("warm_depth", "16", "depth 16"), ("devices", "128", "128 devices (ns)"),
+              ("cold_depth", "1", "new cgroup per pair, depth 1 (ns)"),
               ("par_siblings", "2", "2 vCPUs, siblings (pairs/s)"),
-              ("par_same", "2", "2 vCPUs, one cgroup (pairs/s)")]
+              ("par_same", "2", "2 vCPUs, one cgroup (pairs/s)"),
+              ("mem_pool", "per_level", "memory per pool (bytes)"),
+              ("mem_cgroup", "rdma_enabled", "per cgroup (bytes)")]
 
 
-def steps_section(lines, out, data, med):
-    """The kernels of the rework's steps (run.sh --kernels ...,steps): per
-    step the median of boots, with the range of the per-boot medians, and
-    the ratio to upstream (> 1: the step does better). Also OUT/steps.json."""
+def other_base(k):
+    """The base of a kernel of the other base (ours-6.12: "6.12"), or None."""
+    m = re.fullmatch(r"(ours|upstream)-(\d+\.\d+)", k)
+    return m.group(2) if m else None
+
+
+def steps_section(lines, out, data, med, base):
+    """Every kernel of the run in one table (the rework's steps, run.sh
+    --kernels ...,steps; the other base's kernels, BENCH_OTHER): per kernel
+    the median of boots, with the range of the per-boot medians, and the
+    ratio to upstream (> 1: the kernel does better). Also OUT/steps.json."""
     steps = sorted((k for k in med if re.fullmatch(r"step\d+", k)), key=lambda k: int(k[4:]))
-    if not steps:
+    others = sorted(k for k in med if other_base(k))
+    if not steps and not others:
         return
     names = {}
     for k in steps:
         path = os.path.join(out, "k", k, "subject")
         names[k] = open(path).read().strip() if os.path.exists(path) else k
-    names.update({"upstream": "upstream (pristine base)", "ablation": "the ablation", "ours": "ours"})
-    rows = [k for k in ("upstream", "ablation") if k in med] + steps + (["ours"] if "ours" in med else [])
-    table_head(lines, "The rework, step by step (patch N of the series: the tree after it), "
+    names.update({"upstream": f"upstream {base} (pristine)", "ablation": "the ablation",
+                  "ours": "ours (the whole series)"})
+    for k in others:
+        names[k] = (f"ours on {other_base(k)} (the backport)" if k.startswith("ours")
+                    else f"upstream {other_base(k)} (pristine)")
+    rows = ([k for k in ("upstream", "ablation") if k in med] + steps +
+            (["ours"] if "ours" in med else []) + others)
+    table_head(lines, "Every kernel of the run (patch N of the series: the tree after it), "
                "in the same boots: median of the per-boot medians, [lowest-highest per-boot "
-               "median]; the ratio to upstream follows (> 1: better than upstream).",
+               f"median]; the ratio to upstream {base} follows (> 1: better than it).",
                ["kernel"] + [c[2] for c in STEP_CELLS])
     js = []
     for k in rows:
@@ -323,6 +342,38 @@ def lockstat_section(lines, info):
             rows.setdefault((case, int(param), k), []).append(val)
     for (case, param, k), vals in sorted(rows.items()):
         lines.append(f"| {case} | {param} | {k} | {'; '.join(vals)} |")
+    rates = lockstat_rates(rows)
+    if not rates:
+        return
+    table_head(lines, "The same per second of each run's wall time (ms=: par runs 700 ms of "
+               "timed pairs; e2epar and e2emix from starting the processes to the last one's "
+               "exit, opening the device included): median over the runs [lowest-highest]. "
+               "A class that no run took is absent.",
+               ["case", "vCPUs or processes", "kernel", "lock class", "contentions/s",
+                "wait µs/s", "acquisitions/s"])
+    for (case, param, k, cls), per in sorted(rates.items()):
+        cells = []
+        for i in range(3):
+            v = [x[i] for x in per]
+            cells.append(f"{fmt(statistics.median(v))} [{fmt(min(v))}-{fmt(max(v))}]")
+        lines.append(f"| {case} | {param} | {k} | {cls} | " + " | ".join(cells) + " |")
+
+
+def lockstat_rates(rows):
+    """{(case, param, kernel, class): [(contentions/s, wait µs/s,
+    acquisitions/s) per run]} from lockstat info values that carry ms=N."""
+    rates = {}
+    for (case, param, k), vals in rows.items():
+        for val in vals:
+            tok = dict(t.split("=", 1) for t in val.split() if "=" in t)
+            ms = float(tok.pop("ms", 0) or 0)
+            if ms <= 0:
+                continue
+            for cls, v in tok.items():
+                con, acq, wait = v.split("/")
+                rates.setdefault((case, param, k, cls), []).append(
+                    (int(con) * 1000 / ms, float(wait) * 1000 / ms, int(acq) * 1000 / ms))
+    return rates
 
 
 def ratio_of(a, b, lower):
@@ -354,6 +405,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--base", default="upstream", help="the base's version, for titles")
     args = ap.parse_args()
 
     data, samples, units, info, errors = load(args.out)
@@ -535,7 +587,7 @@ def main():
                      f"{fmt(sl['fixed'])} ns (best {fmt(sl['fixed_best'])}); calib atomic_pair "
                      f"{fmt(pair[''])} ns (best {fmt(pair['_best'])}).")
     ablation_section(lines, records)
-    steps_section(lines, args.out, data, med)
+    steps_section(lines, args.out, data, med, args.base)
     lockstat_section(lines, info)
     before_section(lines, records)
 
@@ -580,6 +632,9 @@ def main():
            lambda r, sfx: r["ratio" + sfx] >= 1, x)
     target("2 processes creating PDs in sibling cgroups: >= 1x throughput",
            "e2epar_siblings", "2", lambda r, sfx: r["ratio" + sfx] >= 1, x)
+    for n in ("2", "4"):
+        target(f"{n} processes creating PDs, CQs and MRs (siw), siblings: >= 1x throughput",
+               "e2emix_siblings", n, lambda r, sfx: r["ratio" + sfx] >= 1, x)
     if e2e and "nocg" in e2e:
         ov = lambda r, sfx: (r["ours" + sfx] - r["nocg" + sfx]) / r["nocg" + sfx] * 100
         target("end to end: ours within 2% of CONFIG_CGROUP_RDMA=n", "e2e", e2e["parameter"],
@@ -627,10 +682,10 @@ set ylabel 'ns per charge + uncharge'
 set yrange [0:*]
 set xlabel 'cgroup depth (warm pools, 1 device)'
 set logscale x 2
-plot '{args.out}/warm_depth.dat' using 1:3 with linespoints lw 2 pt 7 title 'upstream 6.12', \\
+plot '{args.out}/warm_depth.dat' using 1:3 with linespoints lw 2 pt 7 title 'upstream {args.base}', \\
      '' using 1:2 with linespoints lw 2 pt 5 title 'ours'
 set xlabel 'registered devices (pools on all, charging the last; depth 1)'
-plot '{args.out}/devices.dat' using 1:3 with linespoints lw 2 pt 7 title 'upstream 6.12', \\
+plot '{args.out}/devices.dat' using 1:3 with linespoints lw 2 pt 7 title 'upstream {args.base}', \\
      '' using 1:2 with linespoints lw 2 pt 5 title 'ours'
 unset multiplot
 """

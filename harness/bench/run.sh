@@ -30,8 +30,14 @@
 #
 # BENCH_STEPS=1 (or "steps" in --kernels) adds a kernel for each step of
 # the rework (build.sh steps: the tree after each of those patches), booted
-# in turn with the others with the cases calib, warm, devices and par only;
+# in turn with the others with the cases calib, warm, devices, cold and par;
 # summary.md then has a row per step (and build/bench/steps.json).
+#
+# BENCH_OTHER=B (B: the other base, 6.12 on 7.3) adds ours and upstream
+# of base B as the kernels ours-B and upstream-B (built by build.sh with
+# BASE=B, in build/B/bench/k/), booted in turn with the others with every
+# case; summary.md then has a row for each (kernel names of that form in
+# --kernels do the same).
 #
 # BENCH_LOCKSTAT=1 adds ours and upstream built with CONFIG_LOCK_STAT
 # (harness/bench/lockstat.config), booted once, after the rounds, with the
@@ -71,6 +77,7 @@ else
 	[ -f "$HARNESS/bench/ablation/$BASE-slot-lookup.patch" ] && kernels+=(ablation)
 	kernels+=(nocg)
 	[ "${BENCH_STEPS:-0}" = 1 ] && kernels+=(steps)
+	[ -n "${BENCH_OTHER:-}" ] && kernels+=("ours-$BENCH_OTHER" "upstream-$BENCH_OTHER")
 	if [ -n "${BENCH_BEFORE:-}" ]; then
 		[ -f "$BENCH_BEFORE" ] || die "BENCH_BEFORE: no file $BENCH_BEFORE"
 		kernels+=(before)
@@ -88,10 +95,43 @@ if [ -n "$only" ]; then
 	IFS=, read -r -a kernels <<<"$only"
 fi
 
+# other_base KERNEL: for a kernel of another base (ours-6.12), that base;
+# nothing for the kernels of BASE.
+other_base() {
+	case $1 in
+	*-6.12 | *-7.3) [ "${1##*-}" != "$BASE" ] && echo "${1##*-}" ;;
+	esac
+	return 0
+}
+
+# kimage KERNEL: the bzImage a guest of KERNEL boots.
+kimage() {
+	local b
+	b=$(other_base "$1")
+	if [ -n "$b" ]; then
+		echo "$BUILD_TOP/$b/bench/k/${1%-"$b"}/obj-release/arch/x86/boot/bzImage"
+	else
+		echo "$K/$1/obj-release/arch/x86/boot/bzImage"
+	fi
+}
+
+# build_other KERNEL: the tree of the other base, then its kernel, under
+# that base's own lock (build/B/.lock).
+build_other() {
+	local b
+	b=$(other_base "$1")
+	env BASE="$b" BUILD= HARNESS_LOCKED= bash "$HARNESS/tree.sh" &&
+		env BASE="$b" BUILD= HARNESS_LOCKED= bash "$HARNESS/bench/build.sh" "${1%-"$b"}"
+}
+
 take_lock
 step tree "5s; 1 min the first time" bash "$HARNESS/tree.sh" || exit 1
 for k in "${kernels[@]}" "${lockstat[@]}"; do
 	[ "$k" = before ] && continue
+	if [ -n "$(other_base "$k")" ]; then
+		step "bench-build-$k" "1-2 min; 12-15 min the first time" build_other "$k" || exit 1
+		continue
+	fi
 	case $k in
 	upstream | ablation) est="30s; 3 min the first time (ccache has most of ours)" ;;
 	steps) est="1-2 min per step; 3-5 min per step the first time" ;;
@@ -125,15 +165,15 @@ mkdir -p "$OUT/raw" "$OUT/console"
 boot() {
 	local k=$1 r=$2 kcases=$cases rc=0
 	[ "$k" = nocg ] && kcases=e2e,e2emr
-	case $k in step[0-9]*) kcases=calib,warm,devices,par ;; esac
-	case $k in *-lockstat) kcases=par,e2epar ;; esac
+	case $k in step[0-9]*) kcases=calib,warm,devices,cold,par ;; esac
+	case $k in *-lockstat) kcases=par,e2epar,e2emix ;; esac
 	local raw=$OUT/raw/$k-$r.txt con=$OUT/console/$k-$r.log
 	rm -f "$raw" "$con"
 	# Other work on the host disturbs TCG timings: keep the load with the results.
 	cut -d' ' -f1-3 /proc/loadavg >"$OUT/raw/$k-$r.load"
 	timeout -k 10 "${BENCH_BOOT_TIMEOUT:-1200}" qemu-system-x86_64 \
 		-accel tcg,thread=multi -m 2G -smp "$SMP" -no-reboot -nic none \
-		-kernel "$K/$k/obj-release/arch/x86/boot/bzImage" -initrd "$K/initramfs.cpio.gz" \
+		-kernel "$(kimage "$k")" -initrd "$K/initramfs.cpio.gz" \
 		-append "console=ttyS0 panic=-1 oops=panic rdinit=/bench/init bcases=$kcases breps=$reps" \
 		-display none -monitor none -serial "file:$con" -serial "file:$raw" </dev/null || rc=$?
 	[ $rc -eq 0 ] || { say "qemu exited with $rc"; return 1; }
@@ -148,7 +188,8 @@ failed=0
 for r in $(seq "$rounds"); do
 	for k in "${kernels[@]}"; do
 		case $k in
-		nocg) est="10s" ;;
+		nocg) est="15s" ;;
+		step[0-9]*) est="30s" ;;
 		*) est="1-2 min" ;;
 		esac
 		step "bench-boot-$k-$r" "$est" boot "$k" "$r" || failed=1
@@ -162,7 +203,7 @@ t_booted=$(date +%s)
 if [ $smoke -eq 0 ]; then
 	step bench-icount "15s" bash "$HARNESS/bench/icount/run.sh" "$OUT/icount" || failed=1
 fi
-step bench-report "2s" python3 "$HARNESS/bench/report.py" --out "$OUT" \
+step bench-report "2s" python3 "$HARNESS/bench/report.py" --out "$OUT" --base "$BASE_VERSION" \
 	$([ $smoke -eq 1 ] && echo --smoke) || failed=1
 [ -f "$LOGS/bench-report.log" ] && cat "$LOGS/bench-report.log"
 say "bench: builds $((t_built - t_start))s, boots $((t_booted - t_built))s, total $(($(date +%s) - t_start))s; results in $OUT/"

@@ -2,14 +2,17 @@
 /*
  * rcgbench_pd: end-to-end cost of an RDMA object through uverbs.
  *
- *   rcgbench_pd [-d DEVICE] [-w WARMUP] [-r BYTES] N
+ *   rcgbench_pd [-d DEVICE] [-w WARMUP] [-r BYTES] [-m] N
  *
  * Opens DEVICE (default: the first one), then times N rounds of
  * ibv_alloc_pd() + ibv_dealloc_pd(), or with -r of ibv_reg_mr() +
- * ibv_dereg_mr() of a BYTES buffer (page-aligned, touched first) on one PD.
- * Each PD and MR is charged to the caller's cgroup as one hca_object (and
- * the open context as one hca_handle); on a kernel with mr_mem, each MR
- * also charges its pinned bytes. Prints "ok pairs=N ns=T ns_per_pair=X".
+ * ibv_dereg_mr() of a BYTES buffer (page-aligned, touched first) on one PD,
+ * or with -m of a mix: a PD, a CQ of 16 entries and an MR of BYTES (64 KiB
+ * without -r) on that PD, created and destroyed in reverse order.
+ * Each PD, CQ and MR is charged to the caller's cgroup as one hca_object
+ * (and the open context as one hca_handle); on a kernel with mr_mem, each
+ * MR also charges its pinned bytes. Prints "ok pairs=N ns=T ns_per_pair=X"
+ * (a pair: one round).
  */
 #include <infiniband/verbs.h>
 #include <stdio.h>
@@ -28,8 +31,35 @@ static unsigned long long now_ns(void)
 }
 
 static size_t mr_bytes;	/* -r: MRs of this size instead of PDs */
+static int mix;		/* -m: a PD, a CQ and an MR each round */
 static void *mr_buf;
 static struct ibv_pd *mr_pd;
+
+/* -m: a PD, a CQ and an MR on the PD, destroyed in reverse; 0 or -1. */
+static int mix_round(struct ibv_context *ctx)
+{
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	int bad = 0;
+
+	pd = ibv_alloc_pd(ctx);
+	if (!pd)
+		return -1;
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	if (!cq) {
+		ibv_dealloc_pd(pd);
+		return -1;
+	}
+	mr = ibv_reg_mr(pd, mr_buf, mr_bytes, IBV_ACCESS_LOCAL_WRITE);
+	if (!mr || ibv_dereg_mr(mr))
+		bad = 1;
+	if (ibv_destroy_cq(cq))
+		bad = 1;
+	if (ibv_dealloc_pd(pd))
+		bad = 1;
+	return bad ? -1 : 0;
+}
 
 /* One round: a PD, or with -r an MR, created and destroyed; 0 or -1. */
 static int one_round(struct ibv_context *ctx)
@@ -37,6 +67,8 @@ static int one_round(struct ibv_context *ctx)
 	struct ibv_pd *pd;
 	struct ibv_mr *mr;
 
+	if (mix)
+		return mix_round(ctx);
 	if (mr_bytes) {
 		mr = ibv_reg_mr(mr_pd, mr_buf, mr_bytes, IBV_ACCESS_LOCAL_WRITE);
 		return mr && !ibv_dereg_mr(mr) ? 0 : -1;
@@ -52,6 +84,7 @@ static int rounds(struct ibv_context *ctx, long n)
 	for (i = 0; i < n; i++) {
 		if (one_round(ctx)) {
 			printf("rcgbench_pd: error: %s failed at round %ld\n",
+			       mix ? "a PD, CQ or MR call" :
 			       mr_bytes ? "ibv_reg_mr or ibv_dereg_mr" :
 			       "ibv_alloc_pd or ibv_dealloc_pd", i);
 			return -1;
@@ -69,10 +102,13 @@ int main(int argc, char **argv)
 	long n, warmup = 1000;
 	int opt, i, num;
 
-	while ((opt = getopt(argc, argv, "d:w:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:w:r:m")) != -1) {
 		switch (opt) {
 		case 'r':
 			mr_bytes = strtoul(optarg, NULL, 0);
+			break;
+		case 'm':
+			mix = 1;
 			break;
 		case 'd':
 			name = optarg;
@@ -85,7 +121,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1) {
-		printf("usage: rcgbench_pd [-d DEVICE] [-w WARMUP] [-r BYTES] N\n");
+		printf("usage: rcgbench_pd [-d DEVICE] [-w WARMUP] [-r BYTES] [-m] N\n");
 		return 2;
 	}
 	n = atol(argv[optind]);
@@ -107,6 +143,8 @@ int main(int argc, char **argv)
 		printf("rcgbench_pd: error: cannot open %s\n", ibv_get_device_name(dev));
 		return 1;
 	}
+	if (mix && !mr_bytes)
+		mr_bytes = 65536;
 	if (mr_bytes) {
 		mr_pd = ibv_alloc_pd(ctx);
 		mr_buf = mmap(NULL, mr_bytes, PROT_READ | PROT_WRITE,
