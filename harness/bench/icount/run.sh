@@ -5,8 +5,9 @@
 # from boot to boot by more than the differences they should show.
 #   harness/bench/icount/run.sh OUT
 # Builds harness/bench/icount/shim.c with each controller's rdma.c (ours
-# from the tree, upstream's from the pristine 6.12 tree) as user-space
-# programs with the kernel's -Os, runs each under callgrind with 1,000 and
+# from the tree, upstream's from the pristine base's tree) as user-space
+# programs with the kernel's -Os (ICOUNT_OPT=-O2: as distributions build),
+# runs each under callgrind with 1,000 and
 # 11,000 pairs, and takes the difference / 10,000: the instructions of one
 # pair, set-up excluded. Writes OUT/icount.json and OUT/icount.md.
 set -euo pipefail
@@ -50,12 +51,12 @@ instr() {
 	done
 	echo "]"
 } >"$OUT/icount.json"
-python3 - "$OUT" <<'PY'
+python3 - "$OUT" "${ICOUNT_OPT:--Os}" <<'PY'
 import json, os, sys
-out = sys.argv[1]
+out, opt = sys.argv[1], sys.argv[2]
 rows = json.load(open(os.path.join(out, "icount.json")))
 L = ["Instructions per charge + uncharge (callgrind, user-space build of each "
-     "rdma.c with -Os; deterministic). obj: rdmacg_try_charge() + rdmacg_uncharge() "
+     f"rdma.c with {opt}; deterministic). obj: rdmacg_try_charge() + rdmacg_uncharge() "
      "of an hca_object in both; ctxobj: rdmacg_try_charge_obj() + "
      "rdmacg_uncharge_obj() (ours); mr_mem: 64 KiB of pinned memory (ours).", "",
      "| depth | ours obj | upstream obj | upstream/ours | ours ctxobj | upstream/ctxobj "

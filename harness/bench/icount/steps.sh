@@ -20,7 +20,8 @@ command -v valgrind >/dev/null ||
 	apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends valgrind >/dev/null ||
 	die "valgrind is needed: apt-get install valgrind"
 [ -d "$WORK/.git" ] || die "no $WORK: run make patch first"
-CFLAGS=(-std=gnu11 -Os -g -funsigned-char -fno-strict-aliasing
+# -Os as tinyconfig; ICOUNT_OPT=-O2 as CONFIG_CC_OPTIMIZE_FOR_PERFORMANCE.
+CFLAGS=(-std=gnu11 ${ICOUNT_OPT:--Os} -g -funsigned-char -fno-strict-aliasing
 	-fno-omit-frame-pointer -DCONFIG_CGROUP_RDMA -DICOUNT_HAS_INDEX -Wall
 	-Wno-unused-function -Wno-unused-variable -Wno-unused-but-set-variable)
 
