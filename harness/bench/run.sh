@@ -45,6 +45,13 @@
 # and wait time of the controllers' locks in each parallel case (their
 # timings, with lock debugging, are not compared).
 #
+# BENCH_ICOUNT=1 boots every guest with -icount shift=0,sleep=off (one
+# vCPU thread, 1 ns of guest time per instruction): the times are then
+# instruction counts of the whole guest path, which neither host load nor
+# TCG's cost per instruction (text layout, atomics) moves; for the
+# end-to-end cases (--cases e2e,e2emix), where the controller is a small
+# part of what is timed. Not for par: vCPUs take turns.
+#
 # Build steps and boots hold build/.lock: concurrent builds would disturb the
 # measurement on two cores. BENCH_SMP (default 4) vCPUs per guest.
 set -euo pipefail
@@ -171,8 +178,10 @@ boot() {
 	rm -f "$raw" "$con"
 	# Other work on the host disturbs TCG timings: keep the load with the results.
 	cut -d' ' -f1-3 /proc/loadavg >"$OUT/raw/$k-$r.load"
+	local accel=(-accel tcg,thread=multi)
+	[ "${BENCH_ICOUNT:-0}" = 1 ] && accel=(-accel tcg -icount shift=0,sleep=off)
 	timeout -k 10 "${BENCH_BOOT_TIMEOUT:-1200}" qemu-system-x86_64 \
-		-accel tcg,thread=multi -m 2G -smp "$SMP" -no-reboot -nic none \
+		"${accel[@]}" -m 2G -smp "$SMP" -no-reboot -nic none \
 		-kernel "$(kimage "$k")" -initrd "$K/initramfs.cpio.gz" \
 		-append "console=ttyS0 panic=-1 oops=panic rdinit=/bench/init bcases=$kcases breps=$reps" \
 		-display none -monitor none -serial "file:$con" -serial "file:$raw" </dev/null || rc=$?
