@@ -406,6 +406,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--base", default="upstream", help="the base's version, for titles")
+    ap.add_argument("--icount", action="store_true",
+                    help="the guests ran under -icount: every ns is an instruction")
     args = ap.parse_args()
 
     data, samples, units, info, errors = load(args.out)
@@ -551,6 +553,9 @@ def main():
         lines.append(f"Host load average (1 min) at the start of the boots: "
                      f"{min(loads):.2f} to {max(loads):.2f} (2 cores; above ~0.5 other work "
                      f"was competing with the guest).  ")
+    if args.icount:
+        lines.append("Guests under `-icount shift=0,sleep=off` (BENCH_ICOUNT=1): every ns "
+                     "below is one guest instruction, not time.  ")
     lines.append("Each figure: median over boots of the median of the repetitions in a boot; "
                  "best: the best sample of all boots (other work on the host only slows a guest "
                  "down). Ratio > 1 means ours is better (upstream/ours for costs, ours/upstream "

@@ -213,7 +213,8 @@ if [ $smoke -eq 0 ]; then
 	step bench-icount "15s" bash "$HARNESS/bench/icount/run.sh" "$OUT/icount" || failed=1
 fi
 step bench-report "2s" python3 "$HARNESS/bench/report.py" --out "$OUT" --base "$BASE_VERSION" \
-	$([ $smoke -eq 1 ] && echo --smoke) || failed=1
+	$([ $smoke -eq 1 ] && echo --smoke) $([ "${BENCH_ICOUNT:-0}" = 1 ] && echo --icount) ||
+	failed=1
 [ -f "$LOGS/bench-report.log" ] && cat "$LOGS/bench-report.log"
 say "bench: builds $((t_built - t_start))s, boots $((t_booted - t_built))s, total $(($(date +%s) - t_start))s; results in $OUT/"
 exit $failed

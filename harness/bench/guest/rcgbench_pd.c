@@ -146,10 +146,11 @@ int main(int argc, char **argv)
 	if (mix && !mr_bytes)
 		mr_bytes = 65536;
 	if (mr_bytes) {
-		mr_pd = ibv_alloc_pd(ctx);
+		/* -m registers its MRs on each round's own PD. */
+		mr_pd = mix ? NULL : ibv_alloc_pd(ctx);
 		mr_buf = mmap(NULL, mr_bytes, PROT_READ | PROT_WRITE,
 			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (!mr_pd || mr_buf == MAP_FAILED) {
+		if ((!mix && !mr_pd) || mr_buf == MAP_FAILED) {
 			printf("rcgbench_pd: error: no PD or no buffer for the MRs\n");
 			return 1;
 		}
