@@ -45,6 +45,9 @@ check lint-sparse "20s; 3 min the first time" bash "$HARNESS/lint.sh" sparse
 check lint-kerneldoc "2s" bash "$HARNESS/lint.sh" kerneldoc
 check lint-originality "2s" bash "$HARNESS/lint.sh" originality
 check lint-docs "3s" bash "$HARNESS/lint.sh" docs
+# make mutations takes an hour and runs nowhere else: that each of its
+# texts still matches the file it mutates is checked here.
+check mutations-stale "1s" python3 "$HARNESS/mutate.py" --stale
 # Per base, so that make check on two bases can run side by side.
 check fuzz-parser "40s" env FUZZ_OUT="$BUILD/fuzz" bash "$HARNESS/fuzz/run.sh" 30
 check model-fuzz "70s" env MODEL_OUT="$BUILD/model" bash "$HARNESS/model/run.sh" 60

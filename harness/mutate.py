@@ -29,7 +29,11 @@ its initramfs, KUnit off and only the named guest test running, and one
 of the expected TAP results must fail. A run without mutation must pass
 first.
 
+With --stale, only whether each mutation's text is in its file once
+(make check: a mutation that no longer applies fails it in a second).
+
 Usage: harness/mutate.py [NAME...]           (default: all mutations)
+       harness/mutate.py --stale
        harness/mutate.py --model [NAME...]   (about 1 minute each)
        harness/mutate.py --guest [NAME...]   (about 3 minutes each)
 """
@@ -95,9 +99,11 @@ MUTATIONS = [
      "hold its pools",
      ["rdmacg_test_race_unregister"]),
     ("umem-recount", UMEM_C,
-     "\tib_rdmacg_uncharge_pinned(&umem->cg_obj, umem->ibdev,\n"
+     "\tatomic64_sub(umem->pinned_pages, &umem->owning_mm->pinned_vm);\n"
+     "\tib_rdmacg_uncharge_pinned(&umem->cg, umem->ibdev,\n"
      "\t\t\t\t  umem->pinned_pages);",
-     "\tib_rdmacg_uncharge_pinned(&umem->cg_obj, umem->ibdev,\n"
+     "\tatomic64_sub(ib_umem_num_pages(umem), &umem->owning_mm->pinned_vm);\n"
+     "\tib_rdmacg_uncharge_pinned(&umem->cg, umem->ibdev,\n"
      "\t\t\t\t  ib_umem_num_pages(umem));",
      "returning the pinned pages as stored at the pin: the release "
      "recounts them from an iova the driver moved",
@@ -384,8 +390,30 @@ def guest_main(want):
     return report(lines, "%d guest mutations" % len(todo), bad)
 
 
+def stale_main():
+    """Each text a mutation replaces must be in its file exactly once (the
+    series' tip in build/BASE/src, as make check's tree step leaves it):
+    a second, without building or booting anything."""
+    texts = [(m[0], m[1], m[2]) for m in MUTATIONS]
+    texts += [(m[0], f, old) for m in GUEST_MUTATIONS for f, old, _ in m[1]]
+    texts += [(m[0], RDMA_C, m[1]) for m in MODEL_MUTATIONS]
+    bad = 0
+    for name, rel, old in texts:
+        path = os.path.join(SRC, rel)
+        if not os.path.exists(path):
+            path = os.path.join(ROOT, rel)
+        n = open(path).read().count(old)
+        if n != 1:
+            say("%-13s STALE: its text is in %s %d times, not once" % (name, rel, n))
+            bad = 1
+    say("%d mutation texts, %s" % (len(texts), "some stale" if bad else "each once in its file"))
+    return bad
+
+
 def main():
     want = sys.argv[1:]
+    if want[:1] == ["--stale"]:
+        return stale_main()
     if want[:1] == ["--model"]:
         return model_main(want[1:])
     if want[:1] == ["--guest"]:

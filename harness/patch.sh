@@ -15,7 +15,8 @@
 #     of them with its exact subject, and a size given as "+A/-B" right
 #     after it matches the patch's diffstat; "N patches" says MM;
 #   - the in-tree files equal the series' tip, the fixes come first with
-#     Fixes: and Cc: stable (series.sh intree, rules);
+#     Fixes: and Cc: stable or "not marked for stable" (series.sh intree,
+#     rules);
 #   - every patch passes scripts/checkpatch.pl --strict with 0 errors and 0
 #     warnings;
 #   - the series' form (harness/series-form.py): sizes and rewrites of
@@ -25,9 +26,10 @@
 #
 # Signed-off-by: is the submitter's: SUBMITTER="Name <mail>", or else the
 # repository's git config user.name and user.email; the submitter is the
-# author of every patch too.  Without one, make patch refuses, unless
-# DRAFT=1 (make check's lint runs a draft: no sign-off, checkpatch with
-# --no-signoff).
+# author of every patch too.  Without one, or with a placeholder address
+# (noreply, .example, .invalid: the repository's own identity), make patch
+# refuses, unless DRAFT=1 (make check's lint runs a draft: no sign-off,
+# checkpatch with --no-signoff).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -48,6 +50,11 @@ if [ "$DRAFT" != 1 ]; then
 	[[ $SUBMITTER =~ ^([^<>]+[^<> ])\ \<([^<>@ ]+@[^<> ]+)\>$ ]] ||
 		die "SUBMITTER must read \"Name <mail>\", not \"$SUBMITTER\""
 	SUB_NAME=${BASH_REMATCH[1]} SUB_MAIL=${BASH_REMATCH[2]}
+	# a sign-off certifies the DCO: a person's address, not a placeholder
+	case $SUB_MAIL in
+	*noreply* | *.example | *.example.* | *.invalid | *.test | *.localhost)
+		die "$SUB_MAIL is not a person's address: set SUBMITTER=\"Name <mail>\" to the person who certifies the DCO, or DRAFT=1 for a draft" ;;
+	esac
 fi
 
 bash "$HARNESS/series.sh" work
@@ -120,13 +127,19 @@ grep '^form: ' "$LOGS/series-form.log"
 # checkpatch, run from the pristine tree so it finds its data files.  That
 # tree has no git history, so checkpatch cannot look up the commits that a
 # message names ("Fixes:", "commit <sha>") and warns UNKNOWN_COMMIT_ID for
-# every one of them; those warnings are reported but not counted.
+# every one of them; those warnings are reported but not counted.  The first
+# line of a stable backport, "commit <40 hex digits> upstream.", is the form
+# the stable rules ask for and an error to checkpatch (GIT_COMMIT_ID), so
+# checkpatch reads the patch without that one line.
 cp_opts=(--strict --color=never --ignore UNKNOWN_COMMIT_ID)
 [ "$DRAFT" = 1 ] && cp_opts+=(--no-signoff)
+cp_in=$(mktemp)
+trap 'rm -f "$cp_in"' EXIT
 for p in "$OUT"/*/[0-9]*.patch; do
 	case "$(basename "$p")" in 0000-*) continue ;; esac
 	rel=${p#"$OUT"/}
-	res=$(cd "$PRISTINE" && perl scripts/checkpatch.pl "${cp_opts[@]}" --summary-file "$p" 2>&1) || true
+	grep -v '^commit [0-9a-f]\{40\} upstream\.$' "$p" >"$cp_in" || true
+	res=$(cd "$PRISTINE" && perl scripts/checkpatch.pl "${cp_opts[@]}" --summary-file "$cp_in" 2>&1) || true
 	total=$(grep -oE 'total: [0-9]+ errors, [0-9]+ warnings.*' <<<"$res" | tail -n1) || true
 	ids=$(cd "$PRISTINE" && perl scripts/checkpatch.pl --strict --no-signoff --color=never \
 		--types UNKNOWN_COMMIT_ID --terse "$p" 2>&1 | grep -c UNKNOWN_COMMIT_ID) || true

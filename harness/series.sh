@@ -17,7 +17,7 @@
 #                        touches into DIR (after `work`)
 #   series.sh intree     check that our in-tree files equal the tip
 #   series.sh rules      check the form of the series: fixes first, each
-#                        with Fixes: and Cc: stable
+#                        with Fixes: and Cc: stable or "not marked for stable"
 #   series.sh git        build/series-git: the whole pristine tree as a git
 #                        repository with the series as commits on it, for
 #                        rebase -i, commit --fixup and friends
@@ -125,8 +125,9 @@ intree() {
 	say "intree: $n files of ours equal the series' tip"
 }
 
-# The series' form: the fixes come first, and each carries a Fixes: tag and
-# Cc: stable; no later patch has a Fixes: tag.
+# The series' form: the fixes come first, each with a Fixes: tag and either
+# Cc: stable or a message that says why it is "not marked for stable" (a
+# change of format, say); no later patch has a Fixes: tag.
 rules() {
 	local p subj fixes=0 others=0 bad=0 nfix
 	for p in $(series_patches); do
@@ -136,8 +137,12 @@ rules() {
 				say "rules: $(basename "$p") has a Fixes: tag after a patch that is not a fix"
 				bad=1
 			fi
-			if ! grep -qx 'Cc: stable@vger.kernel.org' "$p"; then
-				say "rules: $(basename "$p") is a fix without Cc: stable@vger.kernel.org"
+			if grep -qx 'Cc: stable@vger.kernel.org' "$p"; then
+				subj="$subj (stable)"
+			elif grep -q 'not marked for stable' "$p"; then
+				subj="$subj (not for stable)"
+			else
+				say "rules: $(basename "$p") is a fix without Cc: stable@vger.kernel.org and without saying why it is \"not marked for stable\""
 				bad=1
 			fi
 			fixes=$((fixes + 1))

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Test of fix 1 (make fixes-check):
+# Test of one fix of the series (make fixes-check):
 # "RDMA/siw: Release the umem of an MR that got no memory object"
 #
 # siw_reg_user_mr() pins the pages (siw_umem_get(), through ib_umem_get(),

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Test of fix 2 (make fixes-check):
+# Test of one fix of the series (make fixes-check):
 # "RDMA/siw: Check the range with ib_umem_get() before sizing the page list"
 # (on 7.3: "RDMA/siw: Pin the range before sizing the page chunks")
 #

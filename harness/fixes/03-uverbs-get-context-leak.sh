@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Test of fix 3 (make fixes-check):
+# Test of one fix of the series (make fixes-check):
 # "RDMA/core: Drop the restrack task reference when GET_CONTEXT fails"
 #
 # Before the fix, every UVERBS_METHOD_GET_CONTEXT ioctl that fails in
@@ -41,7 +41,7 @@ echo "TAP version 13"
 echo "1..5"
 
 # 1: the limit is in place (compared word by word: whether the line ends
-# with a space is fix 5's business).
+# with a space is the trailing-space fix's business).
 setup_ok=0
 if [ ! -d "/sys/class/infiniband/$DEV" ]; then
 	fail "setup: rdma.max \"$DEV hca_handle=1 hca_object=2\" # no device $DEV"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Test of fix 4 (make fixes-check):
+# Test of one fix of the series (make fixes-check):
 # "cgroup/rdma: Refuse prefixes of "max", empty values and trailing garbage"
 # Moot on 7.3: match_token() (5bbb3453e8f3) refuses these prefixes and garbage
 #
@@ -9,7 +9,7 @@
 # "08" as 5 and 0.  After it these writes fail with EINVAL and change
 # nothing, while "max", decimal, "0x10" and "010" set what they always
 # did, and "+5" and "-1" stay refused.  Lines are compared word by word:
-# whether they end with a space is fix 5's business.
+# whether they end with a space is the trailing-space fix's business.
 #
 # Environment: DEV (default siw0).
 

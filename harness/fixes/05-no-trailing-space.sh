@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Test of fix 5 (make fixes-check):
+# Test of one fix of the series (make fixes-check):
 # "cgroup/rdma: Drop the trailing space from rdma.max and rdma.current"
 # (on 7.3, which has rdma.peak too:
 # "cgroup/rdma: Drop the trailing space from rdma.max, rdma.current and rdma.peak")

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Test of fix 6 (make fixes-check):
+# Test of one fix of the series (make fixes-check):
 # "cgroup/rdma: Free idle pools when a cgroup goes offline"
 # Moot on 7.3: rdmacg_css_free() frees every pool of the cgroup
 #
