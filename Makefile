@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# Entry points of the harness; see README.md.  Every target works on a base:
+# Entry points of the harness; see README.md and docs/commands.md.  Every target works on a base:
 # BASE=7.3 (Linux 7.3.4, mainline) or BASE=6.12 (6.12.117, the backport);
 # the default is harness/default-base.  A base builds in build/BASE/.
 #   make check   lint, build the debug kernel, boot it, run every test

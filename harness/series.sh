@@ -119,7 +119,7 @@ intree() {
 	done
 	if [ $bad -ne 0 ]; then
 		say "intree: edit the patch the change belongs to (make series-git,"
-		say "intree: commit --fixup, rebase -i, make series-save); see README.md"
+		say "intree: commit --fixup, rebase -i, make series-save); see docs/contributing.md"
 		return 1
 	fi
 	say "intree: $n files of ours equal the series' tip"
