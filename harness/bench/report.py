@@ -44,6 +44,11 @@ CASES = {
     "e2emix_siblings": ("throughput of rounds of a PD, a CQ and a 64 KiB MR created and "
                         "destroyed through siw, processes in sibling cgroups below the root",
                         "processes", False),
+    "storm_p50": ("median round of ibv_alloc_pd+ibv_dealloc_pd through siw, with and without "
+                  "a reader of rdma.current, rdma.peak and rdma.events of 1,000 cgroups",
+                  "agent", True),
+    "storm_p99": ("99th percentile of the same rounds", "agent", True),
+    "storm_rate": ("rate of the same rounds", "agent", False),
     "mem_pool": ("memory per (cgroup, device) pool", "", True),
     "mem_charged_device": ("memory of first charging a device at depth 1", "", True),
     "mem_cgroup": ("memory per cgroup with rdma enabled (files, css)", "", True),

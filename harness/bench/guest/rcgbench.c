@@ -15,6 +15,10 @@
  *                                    cgroups, time the first charge +
  *                                    uncharge in each leaf, remove them
  *   rcgbench exec CGROUP CPU PROG... move into CGROUP, pin to CPU, exec PROG
+ *   rcgbench storm DIR N STOPFILE    a monitoring agent: read rdma.current,
+ *                                    rdma.peak and rdma.events of DIR/c0 ..
+ *                                    DIR/c(N-1) in turn until STOPFILE
+ *                                    exists; prints the files read
  *
  * CGROUP paths are absolute. Every command prints one line starting with
  * "ok " and exits 0, or prints the error and exits 1.
@@ -309,11 +313,40 @@ static int cmd_cold(int argc, char **argv)
 	return 0;
 }
 
+/* Read the three files of each of N cgroups in turn until STOPFILE exists */
+static int cmd_storm(int argc, char **argv)
+{
+	static const char *const files[] = { "rdma.current", "rdma.peak", "rdma.events" };
+	char path[PATH_MAX], buf[4096];
+	unsigned long reads = 0;
+	int i, f, fd, n;
+
+	if (argc != 3)
+		die("usage: storm DIR N STOPFILE");
+	n = atoi(argv[1]);
+	while (access(argv[2], F_OK)) {
+		for (i = 0; i < n; i++) {
+			for (f = 0; f < 3; f++) {
+				snprintf(path, sizeof(path), "%s/c%d/%s", argv[0], i, files[f]);
+				fd = open(path, O_RDONLY);
+				if (fd < 0)
+					die("storm: %s: %s", path, strerror(errno));
+				while (read(fd, buf, sizeof(buf)) > 0)
+					;
+				close(fd);
+				reads++;
+			}
+		}
+	}
+	printf("ok reads=%lu\n", reads);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2)
-		die("usage: rcgbench run|par|cold|exec ...");
+		die("usage: rcgbench run|par|cold|exec|storm ...");
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "par"))
@@ -322,6 +355,8 @@ int main(int argc, char **argv)
 		return cmd_cold(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "exec"))
 		return cmd_exec(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "storm"))
+		return cmd_storm(argc - 2, argv + 2);
 	die("unknown command %s", argv[1]);
 	return 1;
 }

@@ -2,7 +2,7 @@
 /*
  * rcgbench_pd: end-to-end cost of an RDMA object through uverbs.
  *
- *   rcgbench_pd [-d DEVICE] [-w WARMUP] [-r BYTES] [-m] N
+ *   rcgbench_pd [-d DEVICE] [-w WARMUP] [-r BYTES] [-m] [-l] N
  *
  * Opens DEVICE (default: the first one), then times N rounds of
  * ibv_alloc_pd() + ibv_dealloc_pd(), or with -r of ibv_reg_mr() +
@@ -12,7 +12,8 @@
  * Each PD, CQ and MR is charged to the caller's cgroup as one hca_object
  * (and the open context as one hca_handle); on a kernel with mr_mem, each
  * MR also charges its pinned bytes. Prints "ok pairs=N ns=T ns_per_pair=X"
- * (a pair: one round).
+ * (a pair: one round); with -l, each round is timed too and the line adds
+ * "p50_ns=X p99_ns=Y" (the median and the 99th percentile of a round).
  */
 #include <infiniband/verbs.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@ static unsigned long long now_ns(void)
 
 static size_t mr_bytes;	/* -r: MRs of this size instead of PDs */
 static int mix;		/* -m: a PD, a CQ and an MR each round */
+static unsigned long long *lat;	/* -l: each timed round's nanoseconds */
 static void *mr_buf;
 static struct ibv_pd *mr_pd;
 
@@ -77,11 +79,26 @@ static int one_round(struct ibv_context *ctx)
 	return pd && !ibv_dealloc_pd(pd) ? 0 : -1;
 }
 
-static int rounds(struct ibv_context *ctx, long n)
+static int cmp_ull(const void *a, const void *b)
 {
+	unsigned long long x = *(const unsigned long long *)a;
+	unsigned long long y = *(const unsigned long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int rounds(struct ibv_context *ctx, long n, unsigned long long *times)
+{
+	unsigned long long t = 0;
 	long i;
 
 	for (i = 0; i < n; i++) {
+		if (times)
+			t = now_ns();
+		if (times && i)
+			times[i - 1] = t - times[i - 1];
+		if (times)
+			times[i] = t;
 		if (one_round(ctx)) {
 			printf("rcgbench_pd: error: %s failed at round %ld\n",
 			       mix ? "a PD, CQ or MR call" :
@@ -90,6 +107,8 @@ static int rounds(struct ibv_context *ctx, long n)
 			return -1;
 		}
 	}
+	if (times && n)
+		times[n - 1] = now_ns() - times[n - 1];
 	return 0;
 }
 
@@ -102,8 +121,11 @@ int main(int argc, char **argv)
 	long n, warmup = 1000;
 	int opt, i, num;
 
-	while ((opt = getopt(argc, argv, "d:w:r:m")) != -1) {
+	while ((opt = getopt(argc, argv, "d:w:r:ml")) != -1) {
 		switch (opt) {
+		case 'l':
+			lat = (void *)1;
+			break;
 		case 'r':
 			mr_bytes = strtoul(optarg, NULL, 0);
 			break;
@@ -121,7 +143,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1) {
-		printf("usage: rcgbench_pd [-d DEVICE] [-w WARMUP] [-r BYTES] [-m] N\n");
+		printf("usage: rcgbench_pd [-d DEVICE] [-w WARMUP] [-r BYTES] [-m] [-l] N\n");
 		return 2;
 	}
 	n = atol(argv[optind]);
@@ -156,14 +178,26 @@ int main(int argc, char **argv)
 		}
 		memset(mr_buf, 1, mr_bytes);
 	}
-	if (rounds(ctx, warmup))
+	if (lat) {
+		lat = calloc(n ? n : 1, sizeof(*lat));
+		if (!lat) {
+			printf("rcgbench_pd: error: no memory for %ld latencies\n", n);
+			return 1;
+		}
+	}
+	if (rounds(ctx, warmup, NULL))
 		return 1;
 	t0 = now_ns();
-	if (rounds(ctx, n))
+	if (rounds(ctx, n, lat))
 		return 1;
 	t1 = now_ns();
-	printf("ok pairs=%ld ns=%llu ns_per_pair=%.1f device=%s\n", n, t1 - t0,
+	printf("ok pairs=%ld ns=%llu ns_per_pair=%.1f device=%s", n, t1 - t0,
 	       (double)(t1 - t0) / (double)n, ibv_get_device_name(dev));
+	if (lat && n) {
+		qsort(lat, n, sizeof(*lat), cmp_ull);
+		printf(" p50_ns=%llu p99_ns=%llu", lat[n / 2], lat[n * 99 / 100]);
+	}
+	printf("\n");
 	ibv_close_device(ctx);
 	ibv_free_device_list(list);
 	return 0;
