@@ -33,7 +33,7 @@ static unsigned long long now_ns(void)
 
 static size_t mr_bytes;	/* -r: MRs of this size instead of PDs */
 static int mix;		/* -m: a PD, a CQ and an MR each round */
-static unsigned long long *lat;	/* -l: each timed round's nanoseconds */
+static int timed;		/* -l: time each round */
 static void *mr_buf;
 static struct ibv_pd *mr_pd;
 
@@ -95,10 +95,6 @@ static int rounds(struct ibv_context *ctx, long n, unsigned long long *times)
 	for (i = 0; i < n; i++) {
 		if (times)
 			t = now_ns();
-		if (times && i)
-			times[i - 1] = t - times[i - 1];
-		if (times)
-			times[i] = t;
 		if (one_round(ctx)) {
 			printf("rcgbench_pd: error: %s failed at round %ld\n",
 			       mix ? "a PD, CQ or MR call" :
@@ -106,9 +102,9 @@ static int rounds(struct ibv_context *ctx, long n, unsigned long long *times)
 			       "ibv_alloc_pd or ibv_dealloc_pd", i);
 			return -1;
 		}
+		if (times)
+			times[i] = now_ns() - t;
 	}
-	if (times && n)
-		times[n - 1] = now_ns() - times[n - 1];
 	return 0;
 }
 
@@ -117,14 +113,14 @@ int main(int argc, char **argv)
 	struct ibv_device **list, *dev = NULL;
 	const char *name = NULL;
 	struct ibv_context *ctx;
-	unsigned long long t0, t1;
+	unsigned long long t0, t1, *lat = NULL;
 	long n, warmup = 1000;
 	int opt, i, num;
 
 	while ((opt = getopt(argc, argv, "d:w:r:ml")) != -1) {
 		switch (opt) {
 		case 'l':
-			lat = (void *)1;
+			timed = 1;
 			break;
 		case 'r':
 			mr_bytes = strtoul(optarg, NULL, 0);
@@ -178,7 +174,7 @@ int main(int argc, char **argv)
 		}
 		memset(mr_buf, 1, mr_bytes);
 	}
-	if (lat) {
+	if (timed) {
 		lat = calloc(n ? n : 1, sizeof(*lat));
 		if (!lat) {
 			printf("rcgbench_pd: error: no memory for %ld latencies\n", n);
