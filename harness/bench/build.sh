@@ -142,10 +142,12 @@ tree_ablation() {
 # The rework's steps: build/bench/k/steps/src is a hardlinked copy of
 # pristine whose files the series touches are, in turn, each step's
 # (from build/BASE/patchwork; a file the step does not have yet is
-# removed), plus the benchmark.
+# removed), plus the benchmark.  BENCH_STEPS_GIT=DIR BENCH_STEPS_REVS="REV..."
+# takes the steps from another kernel git tree on BASE_TAG instead, such
+# as a branch of make series-git.
 build_steps() {
 	local src=$K/steps/src obj=$K/steps/obj-release c subject n f tmp
-	local work=$BUILD/patchwork
+	local work=${BENCH_STEPS_GIT:-$BUILD/patchwork}
 	pristine_copy steps
 	rm -rf "$K"/step[0-9]*
 	tmp=$(mktemp)
@@ -172,7 +174,13 @@ build_steps() {
 		cp "$obj/arch/x86/boot/bzImage" "$K/step$n/obj-release/arch/x86/boot/bzImage"
 		echo "$subject" >"$K/step$n/subject"
 		say "bench: $K/step$n/obj-release/arch/x86/boot/bzImage"
-	done < <(bash "$BENCHDIR/rework-steps.sh")
+	done < <(if [ -n "${BENCH_STEPS_REVS:-}" ]; then
+		for c in $BENCH_STEPS_REVS; do
+			git -C "$work" log -1 --format='%h %s' "$c"
+		done
+	else
+		bash "$BENCHDIR/rework-steps.sh"
+	fi)
 	rm -f "$tmp"
 }
 

@@ -30,8 +30,12 @@
 #
 # BENCH_STEPS=1 (or "steps" in --kernels) adds a kernel for each step of
 # the rework (build.sh steps: the tree after each of those patches), booted
-# in turn with the others with the cases calib, warm, devices, cold and par;
-# summary.md then has a row per step (and build/bench/steps.json).
+# in turn with the others with the cases calib, warm, devices, cold and par
+# (or those --cases names); summary.md then has a row per step (and
+# build/bench/steps.json). BENCH_STEPS_GIT and BENCH_STEPS_REVS take the
+# steps from another branch (build.sh): the reader storm of controller v2,
+#   BENCH_STEPS_GIT=build/7.3/series-git BENCH_STEPS_REVS="v2~4 v2~3 v2" \
+#   harness/bench/run.sh --kernels upstream,steps --cases storm
 #
 # BENCH_OTHER=B (B: the other base, 6.12 on 7.3) adds ours and upstream
 # of base B as the kernels ours-B and upstream-B (built by build.sh with
@@ -172,7 +176,7 @@ mkdir -p "$OUT/raw" "$OUT/console"
 boot() {
 	local k=$1 r=$2 kcases=$cases rc=0
 	[ "$k" = nocg ] && kcases=e2e,e2emr
-	case $k in step[0-9]*) kcases=calib,warm,devices,cold,par ;; esac
+	case $k in step[0-9]*) [ "$cases" = all ] && kcases=calib,warm,devices,cold,par ;; esac
 	case $k in *-lockstat) kcases=par,e2epar,e2emix ;; esac
 	local raw=$OUT/raw/$k-$r.txt con=$OUT/console/$k-$r.log
 	rm -f "$raw" "$con"
