@@ -64,6 +64,7 @@ put() {
 		return 0
 	fi
 	rm -f "$dest"
+	mkdir -p "$(dirname "$dest")"
 	cp "$new" "$dest"
 	say "bench: updated $dest"
 }
