@@ -19,17 +19,10 @@
 #   make series-save   write build/BASE/series-git back: harness/series/BASE/
 #                      and, on the main base, the in-tree files
 #   make kernel  build both kernels only
-#   make mutations  remove each mechanism a race test guards, one at a time,
-#                   and show which KUnit case catches it (about 10 min); then
-#                   those only a guest test catches (--guest, about 5 min)
-#                   and those the model fuzzer must catch (make
-#                   mutations-model alone: user space, about 7 min)
+#   make mutations  remove each mechanism a KUnit case guards, one at a
+#                   time, and show which case catches it (about 30 min)
 #   make source  install the Linux source of the base (7.3.4 comes from
 #                trixie-backports through a private apt list)
-#   make reset-cost  what one write to rdma.peak costs under the registry
-#                mutex, by devices and files written (FILES="1 10 ...")
-#   make model   the model fuzzer: rdma.c against a reference model in user
-#                space, SECONDS=N (default 600)
 #   make kcsan   the concurrent tests under KCSAN, the data race detector
 #   make bench   charge/uncharge cost, ours against the pristine base (long)
 #   make bench-smoke  one short bench case on both kernels
@@ -37,7 +30,7 @@
 
 H := harness
 
-.PHONY: backport check demo shell patch series-check fixes-check series-git series-save kernel deps tree clean bench bench-smoke mutations mutations-model model reset-cost source kcsan
+.PHONY: backport check demo shell patch series-check fixes-check series-git series-save kernel deps tree clean bench bench-smoke mutations source kcsan
 
 check:
 	@bash $(H)/check.sh
@@ -77,21 +70,10 @@ tree: deps
 	@bash $(H)/tree.sh
 
 mutations: deps
-	@rc=0; python3 $(H)/mutate.py || rc=1; python3 $(H)/mutate.py --guest || rc=1; \
-		python3 $(H)/mutate.py --model || rc=1; exit $$rc
-
-mutations-model:
-	@python3 $(H)/mutate.py --model
-
-SECONDS ?= 600
-model:
-	@bash $(H)/model/run.sh $(SECONDS)
+	@python3 $(H)/mutate.py
 
 source:
 	@bash $(H)/source.sh
-
-reset-cost:
-	@bash $(H)/model/resetcost.sh $(FILES)
 
 kcsan: deps
 	@bash $(H)/kcsan.sh

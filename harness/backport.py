@@ -65,7 +65,6 @@ WHOLE = {
     "kernel/cgroup/rdma.c",
     "include/linux/cgroup_rdma.h",
     "drivers/infiniband/core/cgroup.c",
-    "Documentation/admin-guide/cgroup-v1/rdma.rst",
 }
 
 
@@ -107,24 +106,7 @@ def to_612(text):
     if text is None:
         return None
     text = re.sub(r"\bkzalloc_obj\(((?:[^()]|\([^()]*\))*)\)", _kzalloc_obj, text)
-    text = _upgrading(text)
     return _rename_call(text, "ib_umem_get_va(", "ib_umem_get(")
-
-
-# The usage guide's section on what changes for users of the release the
-# series applies to: on 6.12 that is 6.12's controller, which lacks much of
-# what 7.3 has (harness/backport/6.12/upgrading.rst).
-UPGRADING = re.compile(r"^Upgrading from Linux 7\.3\n=+\n.*?(?=^Cleaning up after the examples::$)",
-                       re.M | re.S)
-
-
-def _upgrading(text):
-    if not UPGRADING.search(text):
-        return text
-    with open(os.path.join(RESOLVED, "upgrading.rst"), encoding="utf-8") as f:
-        section = f.read()
-    text = UPGRADING.sub(lambda m: section, text)
-    return text.replace("`Upgrading from Linux 7.3`_", "`Upgrading from Linux 6.12`_")
 
 
 def _indent(col):
@@ -161,9 +143,6 @@ def what_changed(before, after):
             said.append("kzalloc_obj() is kzalloc(sizeof(...)) on 6.12")
         if "ib_umem_get_va(" in before:
             said.append("ib_umem_get_va() is ib_umem_get() on 6.12")
-        if UPGRADING.search(before):
-            said.append("the guide's section on upgrading is from 6.12 "
-                        "(harness/backport/6.12/upgrading.rst)")
     return said
 
 

@@ -48,22 +48,9 @@ check lint-docs "3s" bash "$HARNESS/lint.sh" docs
 # make mutations takes an hour and runs nowhere else: that each of its
 # texts still matches the file it mutates is checked here.
 check mutations-stale "1s" python3 "$HARNESS/mutate.py" --stale
-# Per base, so that make check on two bases can run side by side.
-check fuzz-parser "40s" env FUZZ_OUT="$BUILD/fuzz" bash "$HARNESS/fuzz/run.sh" 30
-check model-fuzz "70s" env MODEL_OUT="$BUILD/model" bash "$HARNESS/model/run.sh" 60
-check reset-cost "2s" env RESETCOST_OUT="$BUILD/resetcost" bash "$HARNESS/model/resetcost.sh" 1 10 100
 # The backport is made from the mainline series, never by hand: its
 # patches must be what harness/backport.py derives today.
 [ "$BASE" = 6.12 ] && check backport "3s; 2 min without 7.3's tree" python3 "$HARNESS/backport.py" --check
-# Only compiles the instruction-count programs (make bench runs them), so
-# that a change of rdma.c that the stand-in headers do not cover fails here.
-check icount-build "5s" bash "$HARNESS/bench/icount/build.sh" "$BUILD/icount-build" "$PRISTINE"
-# The rework's steps on mainline (harness/backport/6.12/FOLD) run nowhere
-# else before the KUnit suite: their charge path runs here, in user space,
-# and must print nothing (harness/bench/icount/steps.sh; needs the patchwork
-# of lint-checkpatch).
-[ "$BASE" = 7.3 ] && check icount-steps "30s" bash "$HARNESS/bench/icount/steps.sh" "$BUILD/icount-steps"
-
 must build-debug "1-2 min; 13-30 min the first time" bash "$HARNESS/kernel.sh" debug build
 must initramfs-debug "20s" bash "$HARNESS/initramfs.sh" debug
 boot_ok=1

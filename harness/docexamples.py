@@ -4,10 +4,10 @@
 
   docexamples.py OUTDIR SRC
 
-reads, in the kernel tree SRC, the RDMA section of
-Documentation/admin-guide/cgroup-v2.rst, Documentation/admin-guide/
-rdma-cgroup.rst and Documentation/admin-guide/cgroup-v1/rdma.rst, and writes
-one busybox sh script per document to OUTDIR (v2.sh, guide.sh, v1.sh).
+reads the RDMA section of Documentation/admin-guide/cgroup-v2.rst in the
+kernel tree SRC and the repository's operators' guide,
+docs/rdma-cgroup-guide.rst, and writes one busybox sh script per document
+to OUTDIR (v2.sh, guide.sh).
 
 An example is a literal block (the indented text after a paragraph that
 ends with "::") whose first line starts with "# ": each "# " line is a
@@ -24,10 +24,11 @@ import os
 import re
 import sys
 
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# name, document, folder it is read from (None: the kernel tree)
 DOCS = [
-    ("v2", "Documentation/admin-guide/cgroup-v2.rst"),
-    ("guide", "Documentation/admin-guide/rdma-cgroup.rst"),
-    ("v1", "Documentation/admin-guide/cgroup-v1/rdma.rst"),
+    ("v2", "Documentation/admin-guide/cgroup-v2.rst", None),
+    ("guide", "docs/rdma-cgroup-guide.rst", REPO),
 ]
 
 
@@ -130,8 +131,8 @@ def shquote(s):
 def main():
     outdir, src = sys.argv[1], sys.argv[2]
     os.makedirs(outdir, exist_ok=True)
-    for name, rel in DOCS:
-        path = os.path.join(src, rel)
+    for name, rel, top in DOCS:
+        path = os.path.join(top or src, rel)
         if not os.path.exists(path):
             continue
         lines = open(path, encoding="utf-8").read().split("\n")

@@ -96,9 +96,7 @@ originality_check() {
 docs_check() {
 	# Debian's python3-docutils (deps.sh) belongs to the system python.
 	(cd "$SRC" && /usr/bin/python3 "$HARNESS/rstcheck.py" \
-		Documentation/admin-guide/cgroup-v1/rdma.rst \
-		Documentation/admin-guide/cgroup-v2.rst \
-		Documentation/admin-guide/rdma-cgroup.rst)
+		Documentation/admin-guide/cgroup-v2.rst "$REPO/docs/rdma-cgroup-guide.rst")
 }
 
 case "${1:-}" in

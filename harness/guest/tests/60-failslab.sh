@@ -6,10 +6,10 @@
 # failslab is aimed at kernel/cgroup/rdma.c only: its stacktrace filter
 # (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER) requires a return address in
 # the address range of rdma.c's functions, taken from /proc/kallsyms, so an
-# allocation fails only when rdma.c is on the stack: the pool of a cgroup
-# (kzalloc in rdmacg_pool_add()) and the cgroup's pool table, an array
-# indexed by device id (kzalloc in rdmacg_table_store(), the first time a
-# cgroup gets a pool and when a device id does not fit).  Which task fails, and when, is chosen with
+# allocation fails only when rdma.c is on the stack: the pools of a cgroup
+# and its ancestors (kzalloc in rdmacg_pool_alloc()) and the nodes of a
+# device's xarray of pools (xa_insert(), which retries a failed node
+# allocation once outside its lock).  Which task fails, and when, is chosen with
 # /proc/thread-self/fail-nth: armed with N just before one operation, the
 # N-th such allocation of that task fails and none other does.  Sweeping N
 # = 1, 2, ... until the operation goes through untouched fails each of the
@@ -20,18 +20,15 @@
 #     cgroups) fails with ENOMEM and rdma.current is unchanged in every
 #     cgroup, the levels already charged having been given back;
 #   - the step with no fault succeeds and is charged exactly.
-# A fault that a retry absorbs would be counted as such (there is none
-# now).  An MR is swept so too: registered after the task moved to fresh
+# A fault that a retry absorbs is counted as such (xa_insert() absorbs
+# one).  An MR is swept so too: registered after the task moved to fresh
 # cgroups, its hca_object charge creates their pools; while it fails,
 # rdma.mr_mem.current stays exactly what the MR held already costs.
 # Then the whole registration path: failslab aimed at every allocation
 # made under ib_uverbs_reg_mr() (uobject, driver, umem, before and after
 # the mr_mem charge), each failed in turn; after every failure
 # rdma.current and rdma.mr_mem.current are exactly what the held objects
-# and MRs cost, at every level.  Then the table alone is failed, on a second device (rxe0 on lo):
-# every allocation of the task that comes from rdma.c but not through
-# __kmalloc_cache_noprof() (the pool's fixed-size kzalloc; the table's size
-# varies) is failed, with probability 100, task-filter and make-it-fail.
+# and MRs cost, at every level.
 # Afterwards, with injection off, everything works; nothing leaked
 # (kmemleak) and the kernel log has no splat.
 #
@@ -157,7 +154,7 @@ new_cgroup() {
 enable_rdma() { echo +rdma >"$1/cgroup.subtree_control"; }
 
 echo "TAP version 13"
-echo "1..12"
+echo "1..10"
 echo "60-failslab: start" >/dev/kmsg
 
 injected_total=0
@@ -435,81 +432,10 @@ else
 	sweep_result "MR registration path: $sw_inj allocations under ib_uverbs_reg_mr() failed in turn (${reg_errs:-none}), rdma.current and rdma.mr_mem.current exactly what the held objects and MR cost at every level after each; $sw_absorbed absorbed; then charged exactly (16384 bytes more)"
 fi
 
-# 7, 8: the pool table's allocation failing for good, on a second device.
-tbl_why=
-if ! rdma link add rxe0 type rxe netdev lo >"$TMP/rxe" 2>&1; then
-	tbl_why="cannot add rxe0 on lo: $(head -n 1 "$TMP/rxe")"
-elif ! rxe_added=1 || [ ! -d /sys/class/infiniband/rxe0 ]; then
-	tbl_why="rxe0 did not appear"
-elif ! kr=$(func_range __kmalloc_cache_noprof) || [ -z "$kr" ]; then
-	tbl_why="no __kmalloc_cache_noprof in /proc/kallsyms"
-fi
-# A fail-nth sweep of the limit write counts its allocations in rdma.c:
-# the pool, then the table.
-if [ -z "$tbl_why" ]; then
-	points=0
-	results=
-	for nth in $(seq "$MAX_NTH"); do
-		new_cgroup "$FI/probe$nth" || break
-		out=$(cgtool write -F "$nth" "$FI/probe$nth/rdma.max" "rxe0 hca_object=5")
-		results="$results, $out"
-		case "$out" in
-		*injected=1) points=$((points + 1)) ;;
-		*) break ;;
-		esac
-	done
-	echo "# rdma.max write for rxe0 in a fresh cgroup, fail-nth 1..$nth: ${results#, }"
-	find "$FI" -mindepth 1 -depth -type d -exec rmdir {} \;
-	[ "$points" -ge 2 ] || tbl_why="a limit write in a fresh cgroup made fewer than 2 allocations in rdma.c"
-fi
-if [ -n "$tbl_why" ]; then
-	skip "pool table allocation fails: rdma.max write for rxe0 gets ENOMEM, file unchanged" "$tbl_why"
-	skip "pool table allocation fails: rxe0 context gets ENOMEM, rdma.current unchanged" "$tbl_why"
-else
-	# shellcheck disable=SC2086
-	set -- $kr
-	TIMES=50
-	fs_set reject-start "0x$1" && fs_set reject-end "0x$2" &&
-		fs_set task-filter Y && fs_set times $TIMES && fs_set probability 100
-	echo "# failing every allocation from rdma.c except through __kmalloc_cache_noprof [0x$1, 0x$2)"
+# A second device, for the checks after injection.
+rdma link add rxe0 type rxe netdev lo >/dev/null 2>&1 && rxe_added=1
 
-	new_cgroup "$FI/xa"
-	before=$(cat "$FI/xa/rdma.max")
-	out=$(cgtool write -X "$FI/xa/rdma.max" "rxe0 hca_handle=3 hca_object=5")
-	after=$(cat "$FI/xa/rdma.max")
-	inj=$((TIMES - $(cat "$FS/times")))
-	fs_set times $TIMES
-	injected_total=$((injected_total + inj))
-	if [ "$out" = "write ENOMEM" ] && [ "$after" = "$before" ] && [ "$inj" -ge 1 ]; then
-		pass "pool table allocation fails ($inj faults): rdma.max write for rxe0 gets ENOMEM, file unchanged"
-	else
-		fail "pool table allocation fails ($inj faults): rdma.max write for rxe0 gets ENOMEM, file unchanged"
-		echo "result \"$out\"; rdma.max before: $before; after: $after" | diag
-	fi
-
-	new_cgroup "$FI/xb" && enable_rdma "$FI/xb" && new_cgroup "$FI/xb/leaf"
-	verbs_worker -d rxe0 -g "$FI/xb/leaf" hold -c 1 -p 1 -X -f ctx >"$TMP/out" 2>&1
-	out=$(grep '^hold:' "$TMP/out")
-	inj=$((TIMES - $(cat "$FS/times")))
-	injected_total=$((injected_total + inj))
-	case "$out" in
-	*" ctx_ok=0 ctx_err=ENOMEM "*)
-		if rdmacg_check_current "$FI" rxe0 && rdmacg_check_current "$FI" "$DEV" && [ "$inj" -ge 1 ]; then
-			pass "pool table allocation fails ($inj faults): rxe0 context gets ENOMEM, rdma.current unchanged"
-		else
-			fail "pool table allocation fails ($inj faults): rxe0 context gets ENOMEM, rdma.current unchanged"
-		fi ;;
-	*)
-		fail "pool table allocation fails ($inj faults): rxe0 context gets ENOMEM, rdma.current unchanged"
-		diag <"$TMP/out" ;;
-	esac
-	fs_set probability 0
-	fs_set task-filter N
-	fs_set times -1
-	set_reject_default
-fi
-
-# 9: injection off: limits, contexts and objects work in fresh cgroups.
+# 7: injection off: limits, contexts and objects work in fresh cgroups.
 restore_failslab
 ok7=1
 new_cgroup "$FI/after" && enable_rdma "$FI/after" && new_cgroup "$FI/after/leaf" || ok7=0
@@ -541,7 +467,7 @@ else
 	fail "injection off: limit written, 2 contexts and 4 objects charged up to the limit, then EAGAIN"
 fi
 
-# 10: nothing is charged any more.
+# 8: nothing is charged any more.
 if rdmacg_check "$FI" "$DEV" && { [ ! -d /sys/class/infiniband/rxe0 ] || rdmacg_check "$FI" rxe0; }; then
 	pass "every rdma.current and rdma.mr_mem.current under $FI is 0 once the workers are gone"
 else
@@ -549,7 +475,7 @@ else
 fi
 [ "$rxe_added" = 1 ] && rdma link del rxe0 && rxe_added=0
 
-# 11: kmemleak
+# 9: kmemleak
 if [ "$have_kmemleak" != 1 ]; then
 	skip "kmemleak: no new unreferenced objects" "$KML not available"
 else
@@ -557,7 +483,7 @@ else
 	kmemleak_tap "$TMP/kml.before" "$TMP/kml.new"
 fi
 
-# 12: the kernel log since the start of this test has no splat (the
+# 10: the kernel log since the start of this test has no splat (the
 # injected faults print "FAULT_INJECTION: forcing a failure").
 if rdmacg_splats "60-failslab: start" "$TMP/dmesg"; then
 	fail "kernel log: no splat"

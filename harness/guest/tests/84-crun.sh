@@ -39,15 +39,12 @@
 #       hca_object=2"}: it lands, the 2nd context and the 3rd object are
 #       refused with EAGAIN, rdma.current and rdma.events as in 80-runc;
 #   B1  unified {"rdma.mr_mem.max": "DEV 64K", "rdma.max": "DEV
-#       hca_handle=1 hca_object=3\nDEV2 hca_object=7"} as 82-runc-unified
-#       (DEV2, rxe0 on lo, made for the test if it does not exist): the
-#       limits land, 48 KiB registered, 32 KiB refused with EAGAIN,
+#       hca_handle=1 hca_object=3"} as 82-runc-unified: the limits land, 48 KiB registered, 32 KiB refused with EAGAIN,
 #       rdma.mr_mem.current and rdma.events.
 #
 # Environment: DEV (default siw0).
 
 DEV=${DEV:-siw0}
-DEV2=rxe0
 CTR=crun-test
 ROOTCG=/sys/fs/cgroup
 PARENT=$ROOTCG/crun-parent
@@ -73,12 +70,10 @@ has() { if [ -e "$CG/$1" ]; then echo "$1"; else echo "no $1"; fi; }
 # gone: whether the container's cgroup was removed.
 gone() { if [ -d "$CG" ]; then echo "still there"; else echo gone; fi; }
 
-made2=
 controllers=$(cat "$ROOTCG/cgroup.subtree_control")
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
 	runc_cleanup "$CTR" "$CG" "$controllers" "$PARENT"
-	[ -n "$made2" ] && rdma link delete "$DEV2"
 	rm -rf "$TMP"
 }
 
@@ -95,14 +90,6 @@ grep -qw rdma "$ROOTCG/cgroup.subtree_control" ||
 	echo +rdma >"$ROOTCG/cgroup.subtree_control"
 mkdir -p "$PARENT"
 
-if ! rdma link show "$DEV2/1" >/dev/null 2>&1; then
-	if rdma link add "$DEV2" type rxe netdev lo 2>/dev/null; then
-		made2=1
-		wait_for 10 rdma link show "$DEV2/1" >/dev/null 2>&1
-	else
-		DEV2=
-	fi
-fi
 
 # start NAME WHAT HANDLES OBJECTS ARG...: the bundle $TMP/NAME for DEV
 # (runc_bundle, with RB_UNIFIED as it is set), and its container running
@@ -155,7 +142,7 @@ crun_knows() {
 probe_all_ok="ibv_open_device=ok ibv_alloc_pd=ok ibv_create_cq=ok ibv_open_device=ok ibv_create_cq=ok"
 probe_refused="ibv_open_device=ok ibv_alloc_pd=ok ibv_create_cq=ok ibv_open_device=EAGAIN ibv_create_cq=EAGAIN"
 no_events="$DEV hca_handle.max=0 hca_handle.alloc_fail=0 hca_object.max=0 hca_object.alloc_fail=0 mr_mem.max=0 mr_mem.alloc_fail=0"
-unified_mr="\"rdma.mr_mem.max\": \"$DEV 64K\", \"rdma.max\": \"$DEV hca_handle=1 hca_object=3${DEV2:+\\n$DEV2 hca_object=7}\""
+unified_mr="\"rdma.mr_mem.max\": \"$DEV 64K\", \"rdma.max\": \"$DEV hca_handle=1 hca_object=3\""
 
 RB_UNIFIED=''
 
