@@ -938,39 +938,55 @@ static bool rdmacg_model_same(struct rdmacg_model *m, int c, int d, int i)
 	       atomic64_read(&ev->local_alloc_fail) == r->ev[3];
 }
 
-static void rdmacg_model_check(struct rdmacg_model *m, unsigned long op)
+/* Compare resource @i of device @d at cg[@c] and above, or everything (@c < 0) */
+static void rdmacg_model_check(struct rdmacg_model *m, unsigned long op,
+			       int c, int d, int i)
 {
-	int c, d, i;
+	int cc, dd, ii, p;
 
 	mutex_lock(&rdmacg_mutex);
-	for (c = 0; c < M_CGS; c++)
-		for (d = 0; d < M_DEVS; d++)
-			for (i = 0; i < M_RES; i++)
-				if (!rdmacg_model_same(m, c, d, i)) {
-					mutex_unlock(&rdmacg_mutex);
-					KUNIT_FAIL_AND_ABORT(m->test,
-						"after op %lu: cgroup %d, device %d, %s differ from the model",
-						op, c, d, rdmacg_resource_names[i]);
-				}
+	for (cc = 0; cc < M_CGS; cc++)
+		for (dd = 0; dd < M_DEVS; dd++)
+			for (ii = 0; ii < M_RES; ii++) {
+				for (p = c; p >= 0 && p != cc; p = m->parent[p])
+					;
+				if (c >= 0 && (dd != d || ii != i || p < 0))
+					continue;
+				if (rdmacg_model_same(m, cc, dd, ii))
+					continue;
+				mutex_unlock(&rdmacg_mutex);
+				KUNIT_FAIL_AND_ABORT(m->test,
+					"after step %lu: cgroup %d, device %d, %s differ from the model",
+					op, cc, dd, rdmacg_resource_names[ii]);
+			}
 	mutex_unlock(&rdmacg_mutex);
 }
 
-static void rdmacg_model_step(struct rdmacg_model *m)
+/*
+ * One random step; the resource it touched is checked at every level,
+ * everything after a reset, a re-registration and every 256 steps.
+ */
+static void rdmacg_model_step(struct rdmacg_model *m, unsigned long op)
 {
 	int c = rdmacg_model_rand(m, M_CGS), d = rdmacg_model_rand(m, M_DEVS);
 	int i = rdmacg_model_rand(m, M_RES), what = rdmacg_model_rand(m, 100);
 	long n = i == RDMACG_MEM ? 1 + rdmacg_model_rand(m, 4) : 1;
+	bool all = !(op % 256);
 
-	if (what < 45)
+	if (what < 45) {
 		rdmacg_model_charge(m, c, d, i, n);
-	else if (what < 80 && m->r[c][d][i].held)
+	} else if (what < 80 && m->r[c][d][i].held) {
 		rdmacg_model_uncharge(m, c, d, i, min(n, m->r[c][d][i].held));
-	else if (what < 96)
+	} else if (what < 96) {
 		rdmacg_model_write(m, c, d, i);
-	else if (what < 99)
+	} else if (what < 99) {
 		rdmacg_model_reset(m, rdmacg_model_rand(m, M_FILES));
-	else
+		all = true;
+	} else {
 		rdmacg_model_reregister(m, d);
+		all = true;
+	}
+	rdmacg_model_check(m, op, all ? -1 : c, d, i);
 }
 
 static void rdmacg_test_model(struct kunit *test)
@@ -996,10 +1012,9 @@ static void rdmacg_test_model(struct kunit *test)
 	m->parent[3] = 0;
 	for (d = 0; d < M_DEVS; d++)
 		rdmacg_model_forget_dev(m, d);
-	for (op = 0; op < rdmacg_model_ops; op++) {
-		rdmacg_model_step(m);
-		rdmacg_model_check(m, op);
-	}
+	for (op = 0; op < rdmacg_model_ops; op++)
+		rdmacg_model_step(m, op);
+	rdmacg_model_check(m, op, -1, 0, 0);
 	for (d = 0; d < M_DEVS; d++)
 		rdmacg_model_reregister(m, d);
 	for (f = 0; f < M_FILES; f++)

@@ -25,6 +25,8 @@
 #include "cgroup_util.h"
 
 #define DEV "cgt0"
+/* Room for a whole file of the controller */
+#define FILE_BUF 4096
 
 static char uverbs[PATH_MAX];
 static unsigned int dev_index;
@@ -163,7 +165,7 @@ static int mr_reg(int fd, int pd, void *addr, size_t len)
  */
 static bool expect_line(const char *cgroup, const char *file, const char *want)
 {
-	char buf[BUF_SIZE], got[BUF_SIZE] = "", *line, *save, *tok, *s;
+	char buf[FILE_BUF], got[FILE_BUF] = "", *line, *save, *tok, *s;
 	size_t n;
 
 	if (cg_read(cgroup, file, buf, sizeof(buf))) {
@@ -492,7 +494,7 @@ TEST_F(rdma, mr_mem_pin)
 /* Whether the open file @fd reads a line for the device that is @want */
 static bool expect_fd(int fd, const char *want)
 {
-	char buf[BUF_SIZE], *line;
+	char buf[FILE_BUF], *line;
 	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
 
 	if (n < 0)
