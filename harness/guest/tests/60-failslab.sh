@@ -137,7 +137,7 @@ nap() { read -t "$1" _ <>"$TMP/fifo"; }
 wait_hold() {
 	for _ in $(seq 600); do
 		while read -r wh_l; do
-			case "$wh_l" in hold:*) return 0 ;; esac
+			case "$wh_l" in hold:*) hold_line=$wh_l; return 0 ;; esac
 		done 2>/dev/null <"$1"
 		nap 0.1
 	done
@@ -300,7 +300,7 @@ sweep_charge() {
 			wait
 			break
 		fi
-		sw_out=$(grep '^hold:' "$TMP/out")
+		sw_out=$hold_line  # the line wait_hold read: complete
 		sw_done=1
 		# shellcheck disable=SC2254 # the patterns are the caller's
 		case "$sw_out" in
