@@ -46,7 +46,7 @@ MUTATIONS = [
      "\t\t\t\tatomic_dec(&q->res[type].usage);\n",
      "",
      "giving the unit back to the levels below the one that refused it",
-     ["rdmacg_test_hierarchy", "rdmacg_test_charge_limit"]),
+     ["rdmacg_test_hierarchy", "rdmacg_test_charge_limit", "rdmacg_test_model"]),
     ("unsigned", RDMA_C,
      "\t\tif ((unsigned int)atomic_inc_return(&r->usage) >\n"
      "\t\t    (unsigned int)READ_ONCE(r->max)) {",
@@ -57,7 +57,7 @@ MUTATIONS = [
      "\tatomic64_inc(&rdmacg_events(over, type)->local_max);",
      "\tatomic64_inc(&rdmacg_events(pool, type)->local_max);",
      "counting a refusal's max at the level whose limit refused it",
-     ["rdmacg_test_hierarchy"]),
+     ["rdmacg_test_hierarchy", "rdmacg_test_model"]),
     ("one-walk", RDMA_C,
      "\t\tupper = rdmacg_pool_find_locked(dev, p);\n",
      "\t\tupper = rdmacg_pool_find_locked(dev, p) ?:\n"
@@ -85,7 +85,7 @@ MUTATIONS = [
      "\t\t\t\tatomic_long_sub(npages, &q->mem.usage);\n",
      "",
      "giving pinned pages back to the levels below a refusal",
-     ["rdmacg_test_mem_charge"]),
+     ["rdmacg_test_mem_charge", "rdmacg_test_model"]),
     ("reset-loss", RDMA_C,
      "\trdmacg_marks_raise_locked(cg, pool, i, mine,\n"
      "\t\t\t\t  rdmacg_local_peak(pool, i));\n"

@@ -662,11 +662,6 @@ def main():
     target("memory per pool <= upstream", "mem_pool", "per_level",
            lambda r, sfx: r["ours" + sfx] <= r["upstream" + sfx],
            lambda r, sfx: f"{r['ours' + sfx]:.0f} vs {r['upstream' + sfx]:.0f} bytes")
-    icount = os.path.join(args.out, "icount", "icount.md")
-    if os.path.exists(icount):
-        lines.append("")
-        with open(icount) as f:
-            lines.extend(f.read().rstrip("\n").split("\n"))
     for e in errors:
         lines.append(f"\nError: {e}")
 

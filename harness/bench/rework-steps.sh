@@ -3,7 +3,7 @@
 # The steps of the rework, one "COMMIT SUBJECT" line each, in order: every
 # patch that harness/backport/6.12/FOLD lists (folded into one patch on
 # 6.12), then the patch that carries them, as commits of build/BASE/patchwork
-# (make patch, or series.sh work). Used by icount/steps.sh and build.sh steps.
+# (make patch, or series.sh work). Used by build.sh steps.
 #   harness/bench/rework-steps.sh
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"

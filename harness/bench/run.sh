@@ -16,9 +16,6 @@
 #   results.json, results.csv   one record per case and parameter
 #   summary.md                  the table, with date and machine
 #   bench.png                   cost against depth and against devices
-#   icount/icount.{json,md}     instructions per charge+uncharge, ours and
-#                               upstream built as user-space programs and
-#                               run under callgrind (harness/bench/icount)
 #   raw/KERNEL-ROUND.txt        what each guest reported
 #   console/KERNEL-ROUND.log    each guest's console
 # --smoke builds ours and upstream, boots each once with one short case and
@@ -213,9 +210,6 @@ for k in "${lockstat[@]}"; do
 done
 t_booted=$(date +%s)
 
-if [ $smoke -eq 0 ]; then
-	step bench-icount "15s" bash "$HARNESS/bench/icount/run.sh" "$OUT/icount" || failed=1
-fi
 step bench-report "2s" python3 "$HARNESS/bench/report.py" --out "$OUT" --base "$BASE_VERSION" \
 	$([ $smoke -eq 1 ] && echo --smoke) $([ "${BENCH_ICOUNT:-0}" = 1 ] && echo --icount) ||
 	failed=1
