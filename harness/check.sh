@@ -45,7 +45,7 @@ check lint-sparse "20s; 3 min the first time" bash "$HARNESS/lint.sh" sparse
 check lint-kerneldoc "2s" bash "$HARNESS/lint.sh" kerneldoc
 check lint-originality "2s" bash "$HARNESS/lint.sh" originality
 check lint-docs "3s" bash "$HARNESS/lint.sh" docs
-# make mutations takes an hour and runs nowhere else: that each of its
+# make mutations takes half an hour and runs nowhere else: that each of its
 # texts still matches the file it mutates is checked here.
 check mutations-stale "1s" python3 "$HARNESS/mutate.py" --stale
 # The backport is made from the mainline series, never by hand: its

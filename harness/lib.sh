@@ -52,22 +52,6 @@ mkdir -p "$BUILD" "$LOGS"
 say() { printf '%s\n' "$*"; }
 die() { printf 'harness: error: %s\n' "$*" >&2; exit 1; }
 
-# need_packages PKG...: install the Debian packages that are missing (the
-# user-space fuzzers' compilers); needs root only when one is.
-need_packages() {
-	local p missing=()
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
-			grep -q '^install ok installed$' || missing+=("$p")
-	done
-	[ ${#missing[@]} -eq 0 ] && return 0
-	[ "$(id -u)" -eq 0 ] || die "not root; run: apt-get install ${missing[*]}"
-	say "installing ${missing[*]}"
-	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null
-	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install \
-		-y -q --no-install-recommends "${missing[@]}" >/dev/null
-}
-
 # Take build/.lock for the rest of this process and its children.  Nested
 # harness scripts see HARNESS_LOCKED and do not try again (a second flock on
 # a new open file description of the same file would deadlock).
