@@ -30,8 +30,8 @@
 #                                       (/proc/lock_stat; X: ours or upstream)
 #   build/bench/k/stepN/obj-release/arch/x86/boot/bzImage
 #                                       "steps": the tree after patch N of the
-#                                       series, for each step of the rework
-#                                       (harness/bench/rework-steps.sh), built
+#                                       series, for each cgroup/rdma patch
+#                                       (or BENCH_STEPS_REVS), built
 #                                       one after the other in one source and
 #                                       object folder (build/bench/k/steps/),
 #                                       so that each rebuilds only what the
@@ -180,7 +180,9 @@ build_steps() {
 			git -C "$work" log -1 --format='%h %s' "$c"
 		done
 	else
-		bash "$BENCHDIR/rework-steps.sh"
+		# the controller's patches of the series, the new steps of a pool
+		git -C "$work" log --reverse --format='%h %s' "$BASE_TAG..HEAD" |
+			grep ' cgroup/rdma: '
 	fi)
 	rm -f "$tmp"
 }
