@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Entry points of the harness; see README.md and docs/commands.md.  Every target works on a base:
 # BASE=7.3 (Linux 7.3.4, mainline) or BASE=6.12 (6.12.117, the backport);
-# the default is harness/default-base.  A base builds in build/BASE/.
+# the bases are in harness/bases.  A base builds in build/BASE/.
 #   make check   lint, build the debug kernel, boot it, run every test
 #   make demo    build the release kernel, boot it, run the narrated demo
 #   make shell   boot the release kernel into an interactive shell
@@ -76,7 +76,7 @@ source:
 	@bash $(H)/source.sh
 
 kcsan: deps
-	@bash $(H)/kcsan.sh
+	@bash $(H)/check.sh kcsan
 
 bench: deps
 	@bash $(H)/bench/run.sh

@@ -43,9 +43,11 @@ import textwrap
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HARNESS = os.path.join(REPO, "harness")
-MAIN, BACK = "7.3", "6.12"
-MAIN_TAG, BACK_TAG = "v7.3.4-debian", "v6.12.117-debian"
-BACK_VERSION = "6.12.117"
+sys.path.insert(0, HARNESS)
+import base  # noqa: E402
+MAIN, BACK = base.ROWS[0][0], base.ROWS[1][0]
+MAIN_TAG, BACK_TAG = base.tag(MAIN), base.tag(BACK)
+BACK_VERSION = base.VERSION[BACK]
 BACK_SERIES = os.path.join(HARNESS, "series", BACK)
 RESOLVED = os.path.join(HARNESS, "backport", BACK)
 MAIN_WORK = os.path.join(REPO, "build", BACK, "mainline-work")

@@ -5,8 +5,8 @@
 set -euo pipefail
 
 PKGS=(
-	# kernel source (6.12; harness/source.sh installs 7.3) and build
-	linux-source-6.12 build-essential flex bison bc libelf-dev libssl-dev
+	# kernel build (harness/source.sh installs the base's source)
+	build-essential flex bison bc libelf-dev libssl-dev
 	ccache sparse cpio xz-utils kmod rsync python3 perl git
 	python3-docutils
 	# guest and VM
@@ -42,4 +42,4 @@ fi
 
 # The source of the base (7.3 comes from another suite: source.sh).
 here=$(dirname "$0")
-bash "$here/source.sh" "${BASE:-$(cat "$here/default-base")}"
+bash "$here/source.sh" "${BASE:-$(awk '!/^#/ && NF { print $1; exit }' "$here/bases")}"

@@ -58,19 +58,12 @@ def sections(results):
 
 def splats(console, own):
     """name (None: outside every test) -> suspicious console lines"""
-    found, cur, quiet_until = {}, None, -1
+    found, cur = {}, None
     for i, l in enumerate(console):
         m = analyze.MARK.search(l)
         if m:
             cur = m.group(2) if m.group(1) == "begin" else None
-            continue
-        if analyze.EXPECTED_TRACE.search(l):
-            quiet_until = i + 40
-        if l.strip() in own:
-            continue
-        if analyze.SPLAT.search(l):
-            if "Call Trace:" in l and i <= quiet_until:
-                continue
+        elif l.strip() not in own and analyze.SPLAT.search(l):
             found.setdefault(cur, []).append("console:%d: %s" % (i + 1, l))
     return found
 

@@ -85,7 +85,7 @@ done
 for t in "$HARNESS"/fixes/*.sh; do
 	[ -f "$t" ] && install -m 755 "$t" "$ROOT/fixes/"
 done
-for l in "$HARNESS"/guest/lib/*.sh; do
+for l in "$HARNESS"/guest/lib/*.sh "$HARNESS"/guest/lib/splat.ere; do
 	[ -f "$l" ] && install -m 644 "$l" "$ROOT/lib/harness/"
 done
 # the documentation's shell examples, as scripts for guest/tests/86-doc-examples.sh

@@ -2,8 +2,8 @@
 # Common helpers for the harness scripts.  Sourced, never executed.
 #
 # The base: the upstream release the series applies to.  BASE=7.3 (Linux
-# 7.3.4, mainline) or BASE=6.12 (6.12.117, the backport); the default is in
-# harness/default-base.  Each base has its own series (harness/series/BASE/)
+# 7.3.4, mainline) or BASE=6.12 (6.12.117, the backport); the bases and the default
+# are in harness/bases.  Each base has its own series (harness/series/BASE/)
 # and its own build folder (build/BASE/); the files of ours at their in-tree
 # paths are the tip of MAIN_BASE's series.
 #
@@ -16,13 +16,13 @@
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 HARNESS=$REPO/harness
-MAIN_BASE=$(cat "$HARNESS/default-base")
+MAIN_BASE=$(awk '!/^#/ && NF { print $1; exit }' "$HARNESS/bases")
 BASE=${BASE:-$MAIN_BASE}
-case "$BASE" in
-6.12) BASE_VERSION=6.12.117 ;;
-7.3) BASE_VERSION=7.3.4 ;;
-*) printf 'harness: error: BASE must be 7.3 or 6.12, not %s\n' "$BASE" >&2; exit 2 ;;
-esac
+BASE_VERSION=$(awk -v b="$BASE" '!/^#/ && $1 == b { print $2 }' "$HARNESS/bases")
+if [ -z "$BASE_VERSION" ]; then
+	printf 'harness: error: BASE must be one of harness/bases, not %s\n' "$BASE" >&2
+	exit 2
+fi
 export BASE
 BASE_TAG=v$BASE_VERSION-debian
 BUILD_TOP=$REPO/build

@@ -28,9 +28,8 @@ import time
 
 HARNESS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HARNESS)
-# The base's build folder (see harness/lib.sh): BASE, else the default.
-with open(os.path.join(HARNESS, "default-base")) as _f:
-    BASE = os.environ.get("BASE") or _f.read().strip()
+sys.path.insert(0, HARNESS)
+from base import BASE  # noqa: E402
 BUILD = os.path.join(ROOT, "build", BASE)
 SRC = os.path.join(BUILD, "src")
 LOGS = os.path.join(BUILD, "logs")

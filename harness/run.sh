@@ -27,7 +27,8 @@ DEMO_CHECKS=32
 # wrong and return 1.
 demo_verdict() {
 	local log=$1 rc=$2 t=$3 text verdict last
-	local splat='^\[ *[0-9.]+\] .*(WARNING:|BUG:|Oops|Kernel panic|UBSAN:|general protection)'
+	local splat
+	splat="^\[ *[0-9.]+\] .*($(cat "$HARNESS/guest/lib/splat.ere"))"
 	text=$(tr -d '\r' <"$log" 2>/dev/null || true)
 	verdict=$(grep -E '^demo: [0-9]+ passed, [0-9]+ failed$' <<<"$text" | tail -n1 || true)
 	last=$(grep -E '^=== ' <<<"$text" | tail -n1 || true)

@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Install the Linux source of a base the series can be built on, as
 # /usr/src/linux-source-BASE.tar.xz:
-#   harness/source.sh 6.12|7.3        (make source BASE=7.3)
+#   harness/source.sh [BASE]        (make source BASE=7.3)
 #
-# 6.12 (6.12.117) is Debian's linux-source-6.12 from the machine's own
-# suites (harness/deps.sh installs it). 7.3 (7.3.4) is linux-source-7.3
-# from trixie-backports, which the machine's suites do not have: it is
+# The suite of each base is in harness/bases.  A base from the machine's
+# own suites (6.12) is installed with apt-get; one from another suite (7.3
+# from trixie-backports, which the machine's suites do not have) is
 # fetched through a private sources list of build/apt-BASE (the machine's
 # mirror, the machine's archive keyring), downloaded with apt-get download
 # and installed with dpkg -i; the system's sources are never changed.
@@ -15,11 +15,10 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 base=${1:-$BASE}
-case "$base" in
-6.12) pkg=linux-source-6.12 suite= ;;
-7.3) pkg=linux-source-7.3 suite=trixie-backports ;;
-*) die "usage: source.sh 6.12|7.3" ;;
-esac
+pkg=linux-source-$base
+suite=$(awk -v b="$base" '!/^#/ && $1 == b { print $3 }' "$HARNESS/bases")
+[ -n "$suite" ] || die "usage: source.sh BASE, a base of harness/bases"
+[ "$suite" != - ] || suite=
 tarball=/usr/src/$pkg.tar.xz
 if [ -f "$tarball" ]; then
 	say "source: $tarball present"

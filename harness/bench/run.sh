@@ -188,7 +188,7 @@ boot() {
 		-display none -monitor none -serial "file:$con" -serial "file:$raw" </dev/null || rc=$?
 	[ $rc -eq 0 ] || { say "qemu exited with $rc"; return 1; }
 	grep -q '^DONE rc=0' "$raw" || { say "guest did not finish cleanly"; cat "$raw"; return 1; }
-	if grep -nE 'WARNING:|BUG:|Oops|Call Trace|Kernel panic|rcu_.*stall' "$con"; then
+	if grep -nE -f "$HARNESS/guest/lib/splat.ere" "$con"; then
 		say "kernel splat in $con"
 		return 1
 	fi

@@ -287,7 +287,7 @@ expect "the container exited with verbs_probe's status 1 and its cgroup is gone"
 	"1 gone" "$rc $([ -d /sys/fs/cgroup/$CTR ] && echo still there || echo gone)"
 
 step "11. The kernel logged no warning, bug or oops meanwhile"
-dmesg | grep -E 'WARNING:|BUG:|Oops|UBSAN:|general protection|Call Trace:' >$T/splats
+dmesg | grep -E -f /lib/harness/splat.ere >$T/splats
 expect "no kernel splat in dmesg" "" "$(head -n3 $T/splats | tr '\n' '|')"
 
 echo

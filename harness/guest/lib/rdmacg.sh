@@ -91,6 +91,5 @@ rdmacg_check() {
 # there are any.
 rdmacg_splats() {
 	dmesg | sed -n "/$1/,\$p" >"$2"
-	grep -E 'WARNING:|BUG:|Oops|KASAN|UBSAN|unreferenced object|general protection|possible (recursive|circular) locking|inconsistent lock state|suspicious RCU usage|list_(add|del) corruption|blocked for more than' \
-		"$2" >"$2.splat"
+	grep -E -f /lib/harness/splat.ere "$2" >"$2.splat"
 }
