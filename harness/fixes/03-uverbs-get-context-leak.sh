@@ -7,12 +7,12 @@
 # Before the fix, every UVERBS_METHOD_GET_CONTEXT ioctl that fails in
 # ib_init_ucontext() keeps a reference on the calling task, whose
 # task_struct (with its signal_struct and credentials) is never freed once
-# the process has exited: kmemleak reports them.  As in
-# guest/tests/40-ib-refused-charge-leak.sh, but short: in a cgroup limited
-# to "DEV hca_handle=1 hca_object=2", refuse_loop forks processes that hold
+# the process has exited: kmemleak reports them.  In a cgroup limited to
+# "DEV hca_handle=1 hca_object=2", refuse_loop forks processes that hold
 # one context and get GET_CONTEXT refused by the limit (ibv_open_device and
 # a raw ioctl on a new fd: EAGAIN) and issued twice on one fd (EINVAL).
-# Only what upstream 6.12 has is used (rdma.max, rdma.current).
+# Only what pristine upstream has is used (rdma.max, rdma.current).  make
+# check runs it too: guest/tests/40-uverbs-get-context-leak.sh links here.
 #
 # Environment: DEV (default siw0), REFUSE_ITERATIONS (default 20).
 

@@ -2,7 +2,7 @@
 /*
  * refuse_loop: drive the rdma cgroup refusal paths of ib_core many times.
  *
- * Used by harness/guest/tests/40-ib-refused-charge-leak.sh, in a cgroup whose
+ * Used by harness/fixes/03-uverbs-get-context-leak.sh, in a cgroup whose
  * rdma.max is "DEV hca_handle=1 hca_object=2".  Every iteration forks a child
  * that:
  *   - opens the device with ibv_open_device() (the one allowed hca_handle),

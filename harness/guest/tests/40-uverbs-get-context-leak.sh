@@ -1,0 +1,1 @@
+../../fixes/03-uverbs-get-context-leak.sh
