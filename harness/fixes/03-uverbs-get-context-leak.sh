@@ -43,13 +43,9 @@ echo "1..5"
 # 1: the limit is in place (compared word by word: whether the line ends
 # with a space is the trailing-space fix's business).
 setup_ok=0
-if [ ! -d "/sys/class/infiniband/$DEV" ]; then
-	fail "setup: rdma.max \"$DEV hca_handle=1 hca_object=2\" # no device $DEV"
-elif ! grep -qw rdma "$CGROOT/cgroup.controllers" 2>/dev/null; then
-	fail "setup: rdma.max \"$DEV hca_handle=1 hca_object=2\" # no rdma controller"
+if ! why=$(rdma_ready "$DEV"); then
+	fail "setup: rdma.max \"$DEV hca_handle=1 hca_object=2\" # $why"
 else
-	grep -qw rdma "$CGROOT/cgroup.subtree_control" ||
-		echo +rdma >"$CGROOT/cgroup.subtree_control"
 	rmdir "$CG" 2>/dev/null
 	if mkdir "$CG" && echo "$DEV hca_handle=1 hca_object=2" >"$CG/rdma.max" &&
 	   [ "$(grep "^$DEV " "$CG/rdma.max" | xargs)" = "$DEV hca_handle=1 hca_object=2" ]; then

@@ -40,13 +40,9 @@ echo "1..13"
 
 # 1: a cgroup with a limit
 setup_ok=0
-if [ ! -d "/sys/class/infiniband/$DEV" ]; then
-	fail "setup: rdma.max \"$START\" # no device $DEV"
-elif ! grep -qw rdma "$CGROOT/cgroup.controllers"; then
-	fail "setup: rdma.max \"$START\" # no rdma controller"
+if ! why=$(rdma_ready "$DEV"); then
+	fail "setup: rdma.max \"$START\" # $why"
 else
-	grep -qw rdma "$CGROOT/cgroup.subtree_control" ||
-		echo +rdma >"$CGROOT/cgroup.subtree_control"
 	rmdir "$CG" 2>/dev/null
 	if mkdir "$CG" && [ "$(cgtool write "$CG/rdma.max" "$START")" = ok ] &&
 	   [ "$(line)" = "$START" ]; then

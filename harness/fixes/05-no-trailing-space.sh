@@ -56,13 +56,9 @@ echo "TAP version 13"
 echo "1..$((5 + peak))"
 
 setup_ok=0
-if [ ! -d "/sys/class/infiniband/$DEV" ]; then
-	fail "setup: cgroup $CG # no device $DEV"
-elif ! grep -qw rdma "$CGROOT/cgroup.controllers"; then
-	fail "setup: cgroup $CG # no rdma controller"
+if ! why=$(rdma_ready "$DEV"); then
+	fail "setup: cgroup $CG # $why"
 else
-	grep -qw rdma "$CGROOT/cgroup.subtree_control" ||
-		echo +rdma >"$CGROOT/cgroup.subtree_control"
 	rmdir "$CG" 2>/dev/null
 	if mkdir "$CG"; then
 		setup_ok=1

@@ -45,13 +45,9 @@ echo "$MARK" >/dev/kmsg
 
 # 1: an idle pool: a limit in a cgroup that never charges anything
 setup_ok=0
-if [ ! -d "/sys/class/infiniband/$DEV" ]; then
-	fail "setup: idle pool in $P/idle # no device $DEV"
-elif ! grep -qw rdma "$CGROOT/cgroup.controllers"; then
-	fail "setup: idle pool in $P/idle # no rdma controller"
+if ! why=$(rdma_ready "$DEV"); then
+	fail "setup: idle pool in $P/idle # $why"
 else
-	grep -qw rdma "$CGROOT/cgroup.subtree_control" ||
-		echo +rdma >"$CGROOT/cgroup.subtree_control"
 	rmdir "$P/idle" "$P" 2>/dev/null
 	if mkdir "$P" && echo +rdma >"$P/cgroup.subtree_control" && mkdir "$P/idle" &&
 	   echo "$DEV hca_handle=1" >"$P/idle/rdma.max" &&

@@ -24,3 +24,17 @@ check() {
 		printf 'want: %s\ngot:  %s\n' "$2" "$3" | diag
 	fi
 }
+# rdma_ready DEV: whether DEV and the rdma controller are there, with the
+# controller enabled for the root's children; if not, prints why.
+rdma_ready() {
+	if [ ! -d "/sys/class/infiniband/$1" ]; then
+		echo "no device $1"
+		return 1
+	fi
+	if ! grep -qw rdma /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+		echo "no rdma controller"
+		return 1
+	fi
+	grep -qw rdma /sys/fs/cgroup/cgroup.subtree_control ||
+		echo +rdma >/sys/fs/cgroup/cgroup.subtree_control
+}

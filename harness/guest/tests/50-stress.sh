@@ -269,13 +269,9 @@ echo "50-stress: start" >/dev/kmsg
 
 # 1: setup
 setup_ok=0
-if ! dev_present; then
-	fail "setup: $S/{a,b}/{x,y} with rdma # no device $DEV"
-elif ! grep -qw rdma "$CGROOT/cgroup.controllers"; then
-	fail "setup: $S/{a,b}/{x,y} with rdma # no rdma controller"
+if ! why=$(rdma_ready "$DEV"); then
+	fail "setup: $S/{a,b}/{x,y} with rdma # $why"
 else
-	grep -qw rdma "$CGROOT/cgroup.subtree_control" ||
-		echo +rdma >"$CGROOT/cgroup.subtree_control"
 	find "$S" -depth -type d -exec rmdir {} \; 2>/dev/null
 	if mkdir "$S" && echo +rdma >"$S/cgroup.subtree_control" &&
 	   mkdir "$S/a" "$S/b" &&

@@ -162,10 +162,8 @@ injected_total=0
 # 1: setup
 setup_ok=0
 why=
-if [ ! -d "/sys/class/infiniband/$DEV" ]; then
-	why="no device $DEV"
-elif ! grep -qw rdma "$CGROOT/cgroup.controllers"; then
-	why="no rdma controller"
+if ! why=$(rdma_ready "$DEV"); then
+	:
 elif [ ! -w "$FS/probability" ] || [ ! -e /proc/self/fail-nth ]; then
 	why="no failslab in debugfs or no /proc/self/fail-nth (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)"
 elif [ ! -e "$FS/require-start" ]; then
@@ -179,8 +177,6 @@ else
 	# in hex: the addresses do not fit the shell's signed arithmetic
 	rstart=0x$1
 	rend=0x$2
-	grep -qw rdma "$CGROOT/cgroup.subtree_control" ||
-		echo +rdma >"$CGROOT/cgroup.subtree_control"
 	find "$FI" -depth -type d -exec rmdir {} \; 2>/dev/null
 	if fs_set probability 0 && fs_set interval 1 && fs_set times -1 &&
 	   fs_set space 0 && fs_set verbose 1 && fs_set task-filter N &&

@@ -93,11 +93,9 @@ for u in /sys/class/infiniband_verbs/uverbs*; do
 done
 if [ ! -d "/sys/class/infiniband/$DEV" ] || [ ! -c "$uverbs" ]; then
 	why="no device $DEV or no uverbs node for it"
-elif ! grep -qw rdma "$CGROOT/cgroup.controllers"; then
-	why="no rdma controller"
+elif ! why=$(rdma_ready "$DEV"); then
+	:
 else
-	grep -qw rdma "$CGROOT/cgroup.subtree_control" ||
-		echo +rdma >"$CGROOT/cgroup.subtree_control"
 	for d in "$D/sub/inner" "$D/sub" "$D/sub2" "$D" "$OUTSIDE" "$OPEN"; do
 		[ -d "$d" ] && rmdir "$d"
 	done
