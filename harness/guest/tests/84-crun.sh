@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # crun (Debian's package, 1.8.1) as the container runtime, with the bundle
-# and the busybox + verbs_probe container of 80-runc.sh and
-# 82-runc-unified.sh (guest/lib/runc.sh, with RUNTIME=crun).  crun is not
+# and the busybox + verbs_probe container of 80-runc.sh
+# (guest/lib/runc.sh, with RUNTIME=crun).  crun is not
 # runc, and the test asserts what crun 1.8.1 does, which its source
 # (src/libcrun/cgroup-resources.c, cgroup-utils.c) explains:
 #   - it enables in the root's and the parent's cgroup.subtree_control
@@ -15,8 +15,8 @@
 #   - it ignores linux.resources.rdma altogether: it parses it but writes
 #     no rdma.max, even with the rdma controller enabled (runc writes it);
 #   - it writes every linux.resources.unified key as one write of its value
-#     to the file of that name, like runc, so rdma.max (several devices in
-#     one value) and rdma.mr_mem.max are reached that way; but a key of a
+#     to the file of that name, like runc, so rdma.max and rdma.mr_mem.max
+#     are reached that way; but a key of a
 #     controller that is not enabled makes `crun run` fail with "the
 #     requested cgroup controller `rdma` is not available";
 #   - it has no events or stats command (`crun events` is unknown);
@@ -39,7 +39,8 @@
 #       hca_object=2"}: it lands, the 2nd context and the 3rd object are
 #       refused with EAGAIN, rdma.current and rdma.events as in 80-runc;
 #   B1  unified {"rdma.mr_mem.max": "DEV 64K", "rdma.max": "DEV
-#       hca_handle=1 hca_object=3"} as 82-runc-unified: the limits land, 48 KiB registered, 32 KiB refused with EAGAIN,
+#       hca_handle=1 hca_object=3"} as 80-runc.sh: the limits land, 48 KiB
+#       registered, 32 KiB refused with EAGAIN,
 #       rdma.mr_mem.current and rdma.events.
 #
 # Environment: DEV (default siw0).
@@ -91,40 +92,6 @@ grep -qw rdma "$ROOTCG/cgroup.subtree_control" ||
 mkdir -p "$PARENT"
 
 
-# start NAME WHAT HANDLES OBJECTS ARG...: the bundle $TMP/NAME for DEV
-# (runc_bundle, with RB_UNIFIED as it is set), and its container running
-# ARG... (runc_start, output in $TMP/NAME.out) until verbs_probe holds
-# what it got.  Passes WHAT; if the container does not get there, fails
-# it, skips the rest of the plan and exits.
-start() {
-	st_dir=$TMP/$1 st_what=$2 st_handles=$3 st_objects=$4
-	shift 4
-	why=
-	if ! runc_bundle "$st_dir" "$DEV" "$st_handles" "$st_objects" "$CGPATH" "$@"; then
-		why="no uverbs node for $DEV"
-	elif ! runc_start "$st_dir" "$CTR" "$st_dir.out"; then
-		why="verbs_probe in the container did not reach its wait (see the output below)"
-	fi
-	if [ -z "$why" ]; then
-		pass "$st_what"
-		diag <"$st_dir.out"
-		return 0
-	fi
-	fail "$st_what # $why"
-	[ -f "$st_dir.out" ] && diag <"$st_dir.out"
-	while [ "$n" -lt "$PLAN" ]; do skip "not run" "a container did not start"; done
-	exit 1
-}
-
-# stop STATUS: close the container's stdin; check that crun exits with
-# verbs_probe's STATUS and removes the container's cgroup.
-stop() {
-	runc_stop
-	sp_rc=$?
-	check "stdin closed: the container exits with verbs_probe's status $1, crun removes its cgroup" \
-		"$1 gone" "$sp_rc $(gone)"
-}
-
 # The parent's subtree_control once crun has enabled the controllers it
 # knows: those of the parent's cgroup.controllers that crun knows, in the
 # kernel's order.
@@ -147,15 +114,15 @@ unified_mr="\"rdma.mr_mem.max\": \"$DEV 64K\", \"rdma.max\": \"$DEV hca_handle=1
 RB_UNIFIED=''
 
 # 1-4, A1: linux.resources.rdma, the rdma controller not enabled in the parent
-start a1 "crun runs verbs_probe with linux.resources.rdma \"$DEV\": {hcaHandles: 1, hcaObjects: 2}, rdma not enabled in the parent" \
-	1 2 verbs_probe -k "$DEV" pd cq open cq wait
+ctr_start a1 "crun runs verbs_probe with linux.resources.rdma \"$DEV\": {hcaHandles: 1, hcaObjects: 2}, rdma not enabled in the parent" \
+	1 2 "$CGPATH" verbs_probe -k "$DEV" pd cq open cq wait
 check "crun enabled in the parent only the controllers it knows (not rdma): the container's cgroup has no rdma.max" \
 	"$(crun_knows)|$(crun_knows)|no rdma.max" \
 	"$(cat "$PARENT/cgroup.subtree_control")|$(cat "$CG/cgroup.controllers")|$(has rdma.max)"
 check "in the container nothing is refused: its 2 contexts and 3 objects are charged to the parent, which has no limit" \
 	"$probe_all_ok|$DEV hca_handle=2 hca_object=3|$DEV hca_handle=max hca_object=max" \
 	"$(probe_summary "$TMP/a1.out")|$(rc_line "$DEV" "$PARENT/rdma.current")|$(rc_line "$DEV" "$PARENT/rdma.max")"
-stop 0
+ctr_stop 0
 
 # 5, B0: unified rdma.* keys, the rdma controller still not enabled.
 # verbs_probe would see end of file at once and exit 1 after its refusal,
@@ -186,20 +153,20 @@ check "the rdma controller enabled in the parent's subtree_control by hand, as c
 
 # 7-10, A2: linux.resources.rdma with the rdma controller enabled
 RB_UNIFIED=
-start a2 "crun runs verbs_probe with linux.resources.rdma \"$DEV\": {hcaHandles: 1, hcaObjects: 2}, rdma enabled" \
-	1 2 verbs_probe -k "$DEV" pd cq open cq wait
+ctr_start a2 "crun runs verbs_probe with linux.resources.rdma \"$DEV\": {hcaHandles: 1, hcaObjects: 2}, rdma enabled" \
+	1 2 "$CGPATH" verbs_probe -k "$DEV" pd cq open cq wait
 check "crun ignores linux.resources.rdma: the container's rdma.max stays at max" \
 	"$DEV hca_handle=max hca_object=max" "$(rc_line "$DEV" "$CG/rdma.max")"
 check "nothing refused; the container's rdma.current counts 2 contexts and 3 objects, rdma.events no refusal" \
 	"$probe_all_ok|$DEV hca_handle=2 hca_object=3|$no_events" \
 	"$(probe_summary "$TMP/a2.out")|$(rc_line "$DEV" "$CG/rdma.current")|$(rc_line "$DEV" "$CG/rdma.events")"
-stop 0
+ctr_stop 0
 
 # 11-17, A3: the limit of A1 through linux.resources.unified (and
 # linux.resources.rdma, which crun still ignores)
 RB_UNIFIED="\"rdma.max\": \"$DEV hca_handle=1 hca_object=2\""
-start a3 "crun runs verbs_probe with linux.resources.unified {rdma.max: \"$DEV hca_handle=1 hca_object=2\"}" \
-	1 2 verbs_probe -k "$DEV" pd cq open cq wait
+ctr_start a3 "crun runs verbs_probe with linux.resources.unified {rdma.max: \"$DEV hca_handle=1 hca_object=2\"}" \
+	1 2 "$CGPATH" verbs_probe -k "$DEV" pd cq open cq wait
 check "crun wrote the limit to the container's rdma.max" \
 	"$DEV hca_handle=1 hca_object=2" "$(rc_line "$DEV" "$CG/rdma.max")"
 check "in the container: context, PD and CQ created; the 2nd context and the 3rd object refused with EAGAIN" \
@@ -219,13 +186,13 @@ diag <"$TMP/events"
 check "crun state: running; crun has no events (stats) command" \
 	"0 running|1 unknown command events" \
 	"$rc $(sed -n 's/.*"status": *"\([a-z]*\)".*/\1/p' "$TMP/state")|$rc2 $(cat "$TMP/events")"
-stop 1
+ctr_stop 1
 
-# 18-23, B1: rdma.mr_mem.max and rdma.max of two devices through unified
+# 18-23, B1: rdma.mr_mem.max and rdma.max through unified
 RB_UNIFIED=$unified_mr
-start b1 "crun runs verbs_probe with linux.resources.unified {$unified_mr}" \
-	- - verbs_probe -k "$DEV" pd mr=48K mr=32K wait
+ctr_start b1 "crun runs verbs_probe with linux.resources.unified {$unified_mr}" \
+	- - "$CGPATH" verbs_probe -k "$DEV" pd mr=48K mr=32K wait
 unified_mr_checks crun "$TMP/b1.out"
-stop 1
+ctr_stop 1
 
 exit "$failed"
