@@ -20,7 +20,6 @@
 # Environment: DEV (default siw0).
 
 DEV=${DEV:-siw0}
-FS=/sys/kernel/debug/failslab
 KML=/sys/kernel/debug/kmemleak
 TMP=${TMPDIR:-/tmp}/fix01.$$
 MIN_AGE=6	# kmemleak reports nothing younger than 5 s
@@ -28,41 +27,18 @@ MIN_AGE=6	# kmemleak reports nothing younger than 5 s
 . /lib/harness/tap.sh
 . /lib/harness/kmemleak.sh
 . /lib/harness/wait.sh
-
-KNOBS="probability interval times space verbose task-filter ignore-gfp-wait
-cache-filter stacktrace-depth require-start require-end reject-start reject-end"
-
-fs_set() { echo "$2" >"$FS/$1"; }
+. /lib/harness/failslab.sh
 
 worker=
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
 	rm -f "$TMP/hold"
 	[ -n "$worker" ] && wait "$worker" 2>/dev/null
-	if [ -f "$TMP/failslab.saved" ]; then
-		fs_set probability 0
-		while read -r k v; do
-			fs_set "$k" "$v" 2>/dev/null
-		done <"$TMP/failslab.saved"
-	fi
+	failslab_restore
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
 mkdir -p "$TMP"
-
-# func_range NAME: "START END" (16 hex digits each) of the text symbol NAME,
-# END being the address of the next text symbol.
-func_range() {
-	awk -v f="$1" '
-		$2 ~ /^[tT]$/ && length($1) == 16 { a[++n] = $1; if ($3 == f && s == "") s = $1 }
-		END {
-			if (s == "") exit 1
-			for (i = 1; i <= n; i++)
-				if (a[i] > s && (e == "" || a[i] < e)) e = a[i]
-			if (e == "") exit 1
-			print s, e
-		}' /proc/kallsyms
-}
 
 echo "TAP version 13"
 echo "1..4"
@@ -73,29 +49,12 @@ if [ ! -d "/sys/class/infiniband/$DEV" ]; then
 	why="no device $DEV"
 elif [ ! -w "$FS/require-start" ] || [ ! -e /proc/self/fail-nth ]; then
 	why="no failslab stacktrace filter or no fail-nth (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS, CONFIG_FAULT_INJECTION_STACKTRACE_FILTER)"
-elif ! range=$(func_range siw_mr_add_mem); then
+elif ! range=$(kallsyms_range siw_mr_add_mem); then
 	why="no siw_mr_add_mem in /proc/kallsyms"
 else
-	for k in $KNOBS; do
-		[ -e "$FS/$k" ] && echo "$k $(cat "$FS/$k")"
-	done >"$TMP/failslab.saved"
+	failslab_save
 	# shellcheck disable=SC2086
-	set -- $range
-	# kmemleak_alloc() allocates on the same stack: never fail it
-	if kr=$(func_range kmemleak_alloc); then
-		# shellcheck disable=SC2086
-		set -- "$1" "$2" $kr
-	else
-		set -- "$1" "$2" 0 0
-	fi
-	if ! { fs_set probability 0 && fs_set interval 1 && fs_set times -1 &&
-	       fs_set space 0 && fs_set verbose 1 && fs_set task-filter N &&
-	       fs_set ignore-gfp-wait N && fs_set cache-filter N &&
-	       fs_set stacktrace-depth 32 &&
-	       fs_set reject-start "0x${3#0x}" && fs_set reject-end "0x${4#0x}" &&
-	       fs_set require-start "0x$1" && fs_set require-end "0x$2"; }; then
-		why="configuring $FS failed"
-	fi
+	failslab_aim $range || why="configuring $FS failed"
 fi
 if [ -n "$why" ]; then
 	fail "setup: failslab aimed at siw_mr_add_mem() # $why"
@@ -104,7 +63,7 @@ if [ -n "$why" ]; then
 	skip "kmemleak: no new unreferenced objects" "setup failed"
 	exit 1
 fi
-pass "setup: failslab aimed at siw_mr_add_mem() [0x$1, 0x$2)"
+pass "setup: failslab aimed at siw_mr_add_mem() [0x${range% *}, 0x${range#* })"
 
 have_kmemleak=0
 if [ -w "$KML" ] && kmemleak_scan; then

@@ -37,7 +37,6 @@
 DEV=${DEV:-siw0}
 CGROOT=/sys/fs/cgroup
 FI=$CGROOT/failslab
-FS=/sys/kernel/debug/failslab
 KML=/sys/kernel/debug/kmemleak
 TMP=${TMPDIR:-/tmp}/60-failslab.$$
 MIN_AGE=6	# kmemleak reports nothing younger than 5 s
@@ -47,31 +46,13 @@ MAX_NTH_REG_MR=60	# nor ib_uverbs_reg_mr() (siw: some 10)
 . /lib/harness/tap.sh
 . /lib/harness/kmemleak.sh
 . /lib/harness/rdmacg.sh
-
-KNOBS="probability interval times space verbose task-filter ignore-gfp-wait
-cache-filter stacktrace-depth require-start require-end reject-start reject-end"
-
-fs_set() { echo "$2" >"$FS/$1"; }
-
-save_failslab() {
-	for k in $KNOBS; do
-		[ -e "$FS/$k" ] && echo "$k $(cat "$FS/$k")"
-	done >"$TMP/failslab.saved"
-}
-
-restore_failslab() {
-	[ -f "$TMP/failslab.saved" ] || return 0
-	fs_set probability 0
-	while read -r k v; do
-		fs_set "$k" "$v" 2>/dev/null
-	done <"$TMP/failslab.saved"
-}
+. /lib/harness/failslab.sh
 
 rxe_added=0
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
 	[ -e "$TMP/hold" ] && rm -f "$TMP/hold" && wait
-	restore_failslab
+	failslab_restore
 	[ -d "$FI" ] && find "$FI" -depth -type d -exec rmdir {} \; 2>/dev/null
 	[ "$rxe_added" = 1 ] && rdma link del rxe0 2>/dev/null
 	rm -rf "$TMP"
@@ -101,33 +82,6 @@ rdma_text_range() {
 	[ -n "$2" ] || return 1
 	awk -v lo="$1" -v end="$2" '$1 >= lo && $1 < end' "$TMP/text" >"$TMP/range.syms"
 	echo "$1 $2"
-}
-
-# Address range of one function: its symbol to the next one.
-func_range() {
-	awk -v f="$1" '
-		$2 == f && start == "" { start = $1 }
-		{ a[NR] = $1 }
-		END {
-			if (start == "") exit 1
-			for (i = 1; i <= NR; i++)
-				if (a[i] > start && (end == "" || a[i] < end)) end = a[i]
-			print start, end
-		}' "$TMP/text"
-}
-
-# kmemleak records every slab object in an object of its own, allocated
-# from kmemleak_alloc() on the same stack (it falls back to a reserve when
-# that fails): keep those out with the reject range, so that only rdma.c's
-# own allocations fail.
-set_reject_default() {
-	if kr=$(func_range kmemleak_alloc) && [ -n "$kr" ]; then
-		# shellcheck disable=SC2086
-		set -- $kr
-		fs_set reject-start "0x$1" && fs_set reject-end "0x$2"
-	else
-		fs_set reject-start 0 && fs_set reject-end 0
-	fi
 }
 
 # nap SECONDS: sleep without a fork.
@@ -171,20 +125,14 @@ elif [ ! -e "$FS/require-start" ]; then
 elif ! range=$(rdma_text_range); then
 	why="no rdmacg_ functions in /proc/kallsyms"
 else
-	save_failslab
+	failslab_save
 	# shellcheck disable=SC2086
 	set -- $range
 	# in hex: the addresses do not fit the shell's signed arithmetic
 	rstart=0x$1
 	rend=0x$2
 	find "$FI" -depth -type d -exec rmdir {} \; 2>/dev/null
-	if fs_set probability 0 && fs_set interval 1 && fs_set times -1 &&
-	   fs_set space 0 && fs_set verbose 1 && fs_set task-filter N &&
-	   fs_set ignore-gfp-wait N && fs_set cache-filter N &&
-	   fs_set stacktrace-depth 32 && set_reject_default &&
-	   fs_set require-start "$rstart" &&
-	   fs_set require-end "$rend" &&
-	   mkdir "$FI" && enable_rdma "$FI"; then
+	if failslab_aim "$1" "$2" && mkdir "$FI" && enable_rdma "$FI"; then
 		setup_ok=1
 	else
 		why="configuring failslab or creating $FI failed"
@@ -401,7 +349,7 @@ sweep_result "MR registration after migrating to fresh cgroups: $sw_inj faults f
 # fails (the uobject before the charge, the driver or the umem after it),
 # the counters are exactly what the context, the PD and the first MR cost.
 reg_why=
-if ! rr=$(func_range ib_uverbs_reg_mr) || [ -z "$rr" ]; then
+if ! rr=$(kallsyms_range ib_uverbs_reg_mr); then
 	reg_why="no ib_uverbs_reg_mr in /proc/kallsyms"
 fi
 if [ -n "$reg_why" ]; then
@@ -432,7 +380,7 @@ fi
 rdma link add rxe0 type rxe netdev lo >/dev/null 2>&1 && rxe_added=1
 
 # 7: injection off: limits, contexts and objects work in fresh cgroups.
-restore_failslab
+failslab_restore
 ok7=1
 new_cgroup "$FI/after" && enable_rdma "$FI/after" && new_cgroup "$FI/after/leaf" || ok7=0
 out=$(cgtool write "$FI/after/rdma.max" "$DEV hca_handle=2 hca_object=4")
