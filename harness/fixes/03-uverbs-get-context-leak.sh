@@ -38,24 +38,18 @@ trap cleanup EXIT
 mkdir -p "$TMP"
 
 echo "TAP version 13"
-echo "1..5"
+PLAN=5
+echo "1..$PLAN"
 
 # 1: the limit is in place (compared word by word: whether the line ends
 # with a space is the trailing-space fix's business).
-setup_ok=0
-if ! why=$(rdma_ready "$DEV"); then
-	fail "setup: rdma.max \"$DEV hca_handle=1 hca_object=2\" # $why"
-else
+limit() {
 	rmdir "$CG" 2>/dev/null
-	if mkdir "$CG" && echo "$DEV hca_handle=1 hca_object=2" >"$CG/rdma.max" &&
-	   [ "$(grep "^$DEV " "$CG/rdma.max" | xargs)" = "$DEV hca_handle=1 hca_object=2" ]; then
-		setup_ok=1
-		pass "setup: rdma.max \"$DEV hca_handle=1 hca_object=2\""
-	else
-		fail "setup: rdma.max \"$DEV hca_handle=1 hca_object=2\""
-		diag <"$CG/rdma.max" 2>&1
-	fi
-fi
+	mkdir "$CG" && echo "$DEV hca_handle=1 hca_object=2" >"$CG/rdma.max" &&
+		[ "$(grep "^$DEV " "$CG/rdma.max" | xargs)" = "$DEV hca_handle=1 hca_object=2" ] ||
+		{ diag <"$CG/rdma.max" 2>&1; return 1; }
+}
+setup "rdma.max \"$DEV hca_handle=1 hca_object=2\"" limit
 
 # task_structs: the number of allocated objects of the cache, after
 # flushing the per-CPU slabs into the node lists where they are counted.
@@ -74,22 +68,16 @@ fi
 
 # 2: every refusal is what it should be (EAGAIN, EINVAL on a used fd).
 what="$ITER processes: GET_CONTEXT refused with EAGAIN by hca_handle=1 (ibv_open_device, raw ioctl) and with EINVAL on a used fd"
-if [ "$setup_ok" = 1 ]; then
-	if refuse_loop -d "$DEV" -n "$ITER" -s ore -g "$CG" >"$TMP/loop" 2>&1; then
-		pass "$what"
-	else
-		fail "$what"
-	fi
-	head -n 20 "$TMP/loop" | diag
+if refuse_loop -d "$DEV" -n "$ITER" -s ore -g "$CG" >"$TMP/loop" 2>&1; then
+	pass "$what"
 else
-	skip "$what" "setup failed"
+	fail "$what"
 fi
+head -n 20 "$TMP/loop" | diag
 
 # 3: the charges are back to zero once the processes are gone.
 zero() { [ "$(grep "^$DEV " "$CG/rdma.current" | xargs)" = "$DEV hca_handle=0 hca_object=0" ]; }
-if [ "$setup_ok" != 1 ]; then
-	skip "rdma.current back to \"$DEV hca_handle=0 hca_object=0\"" "setup failed"
-elif wait_for 10 zero; then
+if wait_for 10 zero; then
 	pass "rdma.current back to \"$DEV hca_handle=0 hca_object=0\""
 else
 	fail "rdma.current back to \"$DEV hca_handle=0 hca_object=0\""
@@ -99,8 +87,6 @@ fi
 # 4: no task_struct (or anything else) leaked.
 if [ "$have_kmemleak" != 1 ]; then
 	fail "kmemleak: no new unreferenced objects # $KML not available"
-elif [ "$setup_ok" != 1 ]; then
-	skip "kmemleak: no new unreferenced objects" "setup failed"
 else
 	kmemleak_tap "$TMP/before" "$TMP/new"
 fi
@@ -114,8 +100,6 @@ tasks_back() {
 }
 if [ -z "$tasks_before" ]; then
 	fail "$what # $TSLAB/objects not available"
-elif [ "$setup_ok" != 1 ]; then
-	skip "$what" "setup failed"
 else
 	if wait_for 10 tasks_back; then
 		pass "$what"

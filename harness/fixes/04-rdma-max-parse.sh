@@ -36,31 +36,20 @@ hca_handle=010|$DEV hca_handle=8 hca_object=9
 hca_handle=max hca_object=max|$DEV hca_handle=max hca_object=max"
 
 echo "TAP version 13"
-echo "1..13"
+PLAN=13
+echo "1..$PLAN"
 
 # 1: a cgroup with a limit
-setup_ok=0
-if ! why=$(rdma_ready "$DEV"); then
-	fail "setup: rdma.max \"$START\" # $why"
-else
+limit() {
 	rmdir "$CG" 2>/dev/null
-	if mkdir "$CG" && [ "$(cgtool write "$CG/rdma.max" "$START")" = ok ] &&
-	   [ "$(line)" = "$START" ]; then
-		setup_ok=1
-		pass "setup: rdma.max \"$START\""
-	else
-		fail "setup: rdma.max \"$START\""
-		diag <"$CG/rdma.max"
-	fi
-fi
+	mkdir "$CG" && [ "$(cgtool write "$CG/rdma.max" "$START")" = ok ] &&
+		[ "$(line)" = "$START" ] || { diag <"$CG/rdma.max"; return 1; }
+}
+setup "rdma.max \"$START\"" limit
 
 # 2..8: refused with EINVAL, rdma.max unchanged
 for v in $BAD; do
 	what="\"$DEV $v\" refused with EINVAL, rdma.max unchanged"
-	if [ "$setup_ok" != 1 ]; then
-		skip "$what" "setup failed"
-		continue
-	fi
 	out=$(cgtool write "$CG/rdma.max" "$DEV $v")
 	after=$(line)
 	if [ "$out" = "write EINVAL" ] && [ "$after" = "$START" ]; then
@@ -78,10 +67,6 @@ done
 echo "$GOOD" | {
 	while IFS='|' read -r v want; do
 		what="\"$DEV $v\" sets \"$want\""
-		if [ "$setup_ok" != 1 ]; then
-			skip "$what" "setup failed"
-			continue
-		fi
 		cgtool write "$CG/rdma.max" "$START" >/dev/null
 		out=$(cgtool write "$CG/rdma.max" "$DEV $v")
 		after=$(line)

@@ -53,28 +53,11 @@ case "$(uname -r)" in
 *) peak=1 ;;
 esac
 echo "TAP version 13"
-echo "1..$((5 + peak))"
+PLAN=$((5 + peak))
+echo "1..$PLAN"
 
-setup_ok=0
-if ! why=$(rdma_ready "$DEV"); then
-	fail "setup: cgroup $CG # $why"
-else
-	rmdir "$CG" 2>/dev/null
-	if mkdir "$CG"; then
-		setup_ok=1
-		pass "setup: cgroup $CG"
-	else
-		fail "setup: cgroup $CG"
-	fi
-fi
-if [ "$setup_ok" != 1 ]; then
-	for t in "rdma.max, no limit" "rdma.max, a limit" "rdma.current, held"; do
-		skip "$t" "setup failed"
-	done
-	skip "rdma.current, idle" "setup failed"
-	[ "$peak" = 1 ] && skip "rdma.peak" "setup failed"
-	exit 1
-fi
+new_cg() { rmdir "$CG" 2>/dev/null; mkdir "$CG"; }
+setup "cgroup $CG" new_cg
 
 exact "$CG/rdma.max" "$DEV hca_handle=max hca_object=max"
 echo "$DEV hca_handle=2" >"$CG/rdma.max"

@@ -40,30 +40,18 @@ dying() { sed -n 's/^nr_dying_descendants //p' "$P/cgroup.stat"; }
 freed() { [ "$(dying)" = 0 ]; }
 
 echo "TAP version 13"
-echo "1..4"
+PLAN=4
+echo "1..$PLAN"
 echo "$MARK" >/dev/kmsg
 
 # 1: an idle pool: a limit in a cgroup that never charges anything
-setup_ok=0
-if ! why=$(rdma_ready "$DEV"); then
-	fail "setup: idle pool in $P/idle # $why"
-else
+idle_pool() {
 	rmdir "$P/idle" "$P" 2>/dev/null
-	if mkdir "$P" && echo +rdma >"$P/cgroup.subtree_control" && mkdir "$P/idle" &&
-	   echo "$DEV hca_handle=1" >"$P/idle/rdma.max" &&
-	   grep -q "^$DEV hca_handle=1 " "$P/idle/rdma.max"; then
-		setup_ok=1
-		pass "setup: idle pool in $P/idle (rdma.max \"$DEV hca_handle=1\")"
-	else
-		fail "setup: idle pool in $P/idle"
-	fi
-fi
-if [ "$setup_ok" != 1 ]; then
-	skip "cgroup freed after rmdir" "setup failed"
-	skip "rdma link delete $DEV" "setup failed"
-	skip "kernel log: no splat" "setup failed"
-	exit 1
-fi
+	mkdir "$P" && echo +rdma >"$P/cgroup.subtree_control" && mkdir "$P/idle" &&
+		echo "$DEV hca_handle=1" >"$P/idle/rdma.max" &&
+		grep -q "^$DEV hca_handle=1 " "$P/idle/rdma.max"
+}
+setup "idle pool in $P/idle (rdma.max \"$DEV hca_handle=1\")" idle_pool
 
 # 2: rmdir, and the cgroup really freed (css_free has run: the parent's
 # nr_dying_descendants drops only after that)

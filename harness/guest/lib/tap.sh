@@ -38,3 +38,20 @@ rdma_ready() {
 	grep -qw rdma /sys/fs/cgroup/cgroup.subtree_control ||
 		echo +rdma >/sys/fs/cgroup/cgroup.subtree_control
 }
+# setup WHAT CMD...: the test "setup: WHAT", which passes if DEV and the
+# rdma controller are there (rdma_ready) and CMD succeeds.  If it fails,
+# the rest of the plan (PLAN tests) is skipped and the test exits 1.
+setup() {
+	su_what=$1
+	shift
+	if ! su_why=$(rdma_ready "$DEV"); then
+		fail "setup: $su_what # $su_why"
+	elif "$@"; then
+		pass "setup: $su_what"
+		return 0
+	else
+		fail "setup: $su_what"
+	fi
+	while [ "$n" -lt "$PLAN" ]; do skip "not run" "setup failed"; done
+	exit 1
+}
