@@ -32,8 +32,7 @@ MIN_AGE=6	# kmemleak reports nothing younger than 5 s
 worker=
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
-	rm -f "$TMP/hold"
-	[ -n "$worker" ] && wait "$worker" 2>/dev/null
+	worker_stop
 	failslab_restore
 	rm -rf "$TMP"
 }
@@ -101,9 +100,7 @@ esac
 pin=$(awk '$1 == "VmPin:" { print $2 " " $3 }' "/proc/$worker/status")
 check "VmPin 0 kB after the failed ibv_reg_mr (pinned_vm of the worker)" "0 kB" "$pin"
 
-rm -f "$TMP/hold"
-wait "$worker"
-worker=
+worker_stop
 
 # 4: nothing leaked once the worker is gone (before the fix: the siw_umem,
 # its page chunk array and the ib_umem with its scatterlist).

@@ -25,8 +25,7 @@ TMP=${TMPDIR:-/tmp}/fix05.$$
 worker=
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
-	rm -f "$TMP/hold"
-	[ -n "$worker" ] && wait "$worker" 2>/dev/null
+	worker_stop
 	rmdir "$CG" 2>/dev/null
 	rm -rf "$TMP"
 }
@@ -73,9 +72,7 @@ else
 	fail "$CG/rdma.current while a context and a PD are held # the worker did not report"
 	diag <"$TMP/out"
 fi
-rm -f "$TMP/hold"
-wait "$worker"
-worker=
+worker_stop
 exact "$CG/rdma.current" "$DEV hca_handle=0 hca_object=0"
 if [ "$peak" = 1 ]; then
 	exact "$CG/rdma.peak" "$DEV hca_handle=1 hca_object=1"

@@ -14,3 +14,11 @@ wait_for() {
 		sleep 0.1
 	done
 }
+
+# worker_stop: end the verbs_worker started in the background as $worker
+# (its hold file is $TMP/hold) and wait for it; nothing if there is none.
+worker_stop() {
+	rm -f "$TMP/hold"
+	[ -n "${worker:-}" ] && wait "$worker" 2>/dev/null
+	worker=
+}
