@@ -1,19 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the benchmark kernels and their guest:
-#   harness/bench/build.sh KERNEL...     KERNEL: ours, upstream, ablation, nocg,
-#                                        ours-lockstat, upstream-lockstat,
-#                                        steps, initramfs
+#   harness/bench/build.sh KERNEL...     KERNEL: ours, upstream, nocg, steps,
+#                                        initramfs
 #
 # Source trees, hardlinked copies of build/pristine (never modified):
 #   build/bench/k/ours/src      made by harness/tree.sh (BUILD=build/bench/k/ours):
 #                               the series and our files, exactly as for make check,
 #                               plus the benchmark
 #   build/bench/k/upstream/src  pristine base plus the benchmark only
-#   build/bench/k/ablation/src  pristine base plus the benchmark and
-#                               harness/bench/ablation/BASE-slot-lookup.patch
-#                               (upstream's controller with only an O(1) pool
-#                               lookup, under its mutex), where the base has one
 # The benchmark is harness/bench/rdmacg_bench.c, copied to
 # kernel/cgroup/rdmacg_bench.c with "obj-$(CONFIG_CGROUP_RDMA) += rdmacg_bench.o"
 # appended to kernel/cgroup/Makefile (both replaced, never written through a
@@ -24,10 +19,7 @@
 # bench.config (ours and upstream must come out identical, this is checked):
 #   build/bench/k/ours/obj-release
 #   build/bench/k/upstream/obj-release
-#   build/bench/k/ablation/obj-release
 #   build/bench/k/nocg/obj-release      ours/src, + nocg.config (CGROUP_RDMA=n)
-#   build/bench/k/X-lockstat/obj-release  X's tree, + lockstat.config
-#                                       (/proc/lock_stat; X: ours or upstream)
 #   build/bench/k/stepN/obj-release/arch/x86/boot/bzImage
 #                                       "steps": the tree after patch N of the
 #                                       series, for each cgroup/rdma patch
@@ -113,34 +105,7 @@ tree_upstream() {
 	add_bench "$K/upstream/src"
 }
 
-ABLATION=$BENCHDIR/ablation/$BASE-slot-lookup.patch
-
-# The ablation's tree: a hardlinked copy of pristine whose files that the
-# patch changes are replaced by private copies before git apply writes them.
-tree_ablation() {
-	local src=$K/ablation/src stamp f
-	[ -f "$ABLATION" ] || die "bench: base $BASE has no ablation ($ABLATION)"
-	stamp="$(cat "$BUILD/pristine/.stamp") $(sha1sum <"$ABLATION")"
-	if [ ! -f "$src/.bench-src" ] || [ "$(cat "$src/.bench-src")" != "$stamp" ]; then
-		say "bench: creating $src: pristine + $(basename "$ABLATION")"
-		rm -rf "$src" "$src.tmp"
-		mkdir -p "$K/ablation"
-		cp -al "$PRISTINE" "$src.tmp"
-		for f in $(sed -n 's|^+++ b/||p' "$ABLATION"); do
-			rm -f "$src.tmp/$f"
-			cp "$PRISTINE/$f" "$src.tmp/$f"
-		done
-		# GIT_CEILING_DIRECTORIES: inside our repository git would take
-		# the patch's paths from its top.
-		(cd "$src.tmp" && GIT_CEILING_DIRECTORIES="$K/ablation" git apply -p1 "$ABLATION") ||
-			die "bench: $ABLATION does not apply"
-		echo "$stamp" >"$src.tmp/.bench-src"
-		mv "$src.tmp" "$src"
-	fi
-	add_bench "$src"
-}
-
-# The rework's steps: build/bench/k/steps/src is a hardlinked copy of
+# The series' steps: build/bench/k/steps/src is a hardlinked copy of
 # pristine whose files the series touches are, in turn, each step's
 # (from build/BASE/patchwork; a file the step does not have yet is
 # removed), plus the benchmark.  BENCH_STEPS_GIT=DIR BENCH_STEPS_REVS="REV..."
@@ -221,28 +186,20 @@ build_kernel() {
 	case "$name" in
 	ours) tree_ours; src=$K/ours/src ;;
 	upstream) tree_upstream; src=$K/upstream/src ;;
-	ablation) tree_ablation; src=$K/ablation/src ;;
 	nocg)
 		[ -f "$K/ours/src/.harness-src" ] || tree_ours
 		src=$K/ours/src
 		frags+=("$BENCHDIR/nocg.config")
 		;;
-	ours-lockstat) tree_ours; src=$K/ours/src; frags+=("$BENCHDIR/lockstat.config") ;;
-	upstream-lockstat) tree_upstream; src=$K/upstream/src; frags+=("$BENCHDIR/lockstat.config") ;;
 	esac
 	obj=$K/$name/obj-release
 	configure "$src" "$obj" "${frags[@]}"
-	local ref=
-	case "$name" in
-	upstream | ablation) ref=$K/ours/obj-release/.config ;;
-	upstream-lockstat) ref=$K/ours-lockstat/obj-release/.config ;;
-	esac
-	[ -z "$ref" ] || same_config "$ref" "$obj" "$name"
+	[ "$name" != upstream ] || same_config "$K/ours/obj-release/.config" "$obj" "$name"
 	"${MAKE[@]}" -C "$src" O="$obj" -j"$JOBS" bzImage
 	if [ "$name" != nocg ] && ! grep -q rdmacg_bench_init "$obj/System.map"; then
 		die "bench: $name kernel has no rdmacg_bench"
 	fi
-	if [ "${name%-lockstat}" = ours ] && ! grep -q bench_loop_mr_mem "$obj/System.map"; then
+	if [ "$name" = ours ] && ! grep -q bench_loop_mr_mem "$obj/System.map"; then
 		die "bench: ours has no mr_mem case (RDMACG_BENCH_MR_MEM)"
 	fi
 	say "bench: $obj/arch/x86/boot/bzImage"
@@ -270,12 +227,11 @@ build_initramfs() {
 	say "bench: $K/initramfs.cpio.gz ($(du -h "$K/initramfs.cpio.gz" | cut -f1))"
 }
 
-[ $# -gt 0 ] || die "usage: build.sh ours|upstream|ablation|nocg|ours-lockstat|upstream-lockstat|steps|initramfs..."
+[ $# -gt 0 ] || die "usage: build.sh ours|upstream|nocg|steps|initramfs..."
 [ -f "$BUILD/pristine/.stamp" ] || die "no pristine tree: run harness/tree.sh first"
 for what in "$@"; do
 	case "$what" in
-	ours | upstream | ablation | nocg | ours-lockstat | upstream-lockstat)
-		build_kernel "$what" ;;
+	ours | upstream | nocg) build_kernel "$what" ;;
 	steps) build_steps ;;
 	initramfs) build_initramfs ;;
 	*) die "unknown target $what" ;;

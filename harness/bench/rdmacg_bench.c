@@ -9,10 +9,8 @@
  * kernel/cgroup/rdmacg_bench.c of the benchmark trees only; it is not part
  * of the patch series.  Only with RDMACG_BENCH_MR_MEM defined (by
  * harness/bench/build.sh, for our kernel: upstream has no mr_mem) is
- * res=mr_mem there, which times rdmacg_try_charge_mr_mem() +
- * rdmacg_uncharge_mr_mem(), and res=ctxobject, which times
- * rdmacg_try_charge_obj() + rdmacg_uncharge_obj() as ib_core charges a
- * uverbs object of a context created in the same cgroup.
+ * res=mr_mem there, which times rdmacg_try_charge_mem() +
+ * rdmacg_uncharge_mem() as ib_umem charges a pin.
  *
  * debugfs interface, /sys/kernel/debug/rdmacg_bench/:
  *
@@ -28,9 +26,7 @@
  *                             charged and uncharged to the task's cgroup
  *                             as ib_umem_get() charges a pin, beside an
  *                             hca_object charge held for the whole run,
- *                             as an MR's is; ctxobject (ours only):
- *                             hca_object charges of a context, an
- *                             hca_handle charge held for the whole run
+ *                             as an MR's is
  *              pin=none|one|all    before timing, hold one hca_handle charge
  *                             on the last device (one, the default) or on
  *                             every device in registration order (all), so
@@ -191,16 +187,15 @@ static int bench_barrier(u32 w)
 	return 0;
 }
 
-/* res=ctxobject: an object of a context, charged on the context's cgroup */
-#define BENCH_RES_CTXOBJECT	RDMACG_RESOURCE_MAX
+/* res=mr_mem: pages pinned for the device */
+#define BENCH_RES_MR_MEM	RDMACG_RESOURCE_MAX
 
 /* The words of res=, pin= and mode=, indexed by the value they select. */
 static const char *const bench_res_names[] = {
 	[RDMACG_RESOURCE_HCA_HANDLE]	= "handle",
 	[RDMACG_RESOURCE_HCA_OBJECT]	= "object",
 #ifdef RDMACG_BENCH_MR_MEM
-	[RDMACG_RESOURCE_MR_MEM]	= "mr_mem",
-	[BENCH_RES_CTXOBJECT]		= "ctxobject",
+	[BENCH_RES_MR_MEM]		= "mr_mem",
 #endif
 };
 
@@ -342,39 +337,17 @@ static noinline int bench_loop(struct rdmacg_device *dev,
 static noinline int bench_loop_mr_mem(struct rdmacg_device *dev, u64 bytes,
 				      u64 iters, u64 deadline, u64 *done)
 {
+	unsigned long npages = DIV_ROUND_UP(bytes, PAGE_SIZE);
 	struct rdma_cgroup *cg;
 	int ret = 0;
 	u64 i;
 
 	for (i = 0; i < iters;) {
-		ret = rdmacg_try_charge_mr_mem(&cg, dev, bytes);
+		cg = NULL;
+		ret = rdmacg_try_charge_mem(&cg, dev, npages);
 		if (ret)
 			break;
-		rdmacg_uncharge_mr_mem(cg, dev, bytes);
-		if (bench_pause(++i, deadline))
-			break;
-	}
-	*done = i;
-	return ret;
-}
-
-/*
- * Pairs of hca_object charges of a context whose cgroup is @ctx_cg, as
- * ib_core charges a uverbs object.
- */
-static noinline int bench_loop_ctxobject(struct rdmacg_device *dev,
-					 struct rdma_cgroup *ctx_cg, u64 iters,
-					 u64 deadline, u64 *done)
-{
-	struct rdma_cgroup *cg;
-	int ret = 0;
-	u64 i;
-
-	for (i = 0; i < iters;) {
-		ret = rdmacg_try_charge_obj(&cg, ctx_cg, dev);
-		if (ret)
-			break;
-		rdmacg_uncharge_obj(cg, ctx_cg, dev);
+		rdmacg_uncharge_mem(cg, dev, npages);
 		if (bench_pause(++i, deadline))
 			break;
 	}
@@ -383,17 +356,14 @@ static noinline int bench_loop_ctxobject(struct rdmacg_device *dev,
 }
 #endif
 
-/* @iters pairs of @cmd's resource; @held: the hca charge held beside. */
+/* @iters pairs of @cmd's resource */
 static int bench_pairs(struct rdmacg_device *dev, const struct bench_cmd *cmd,
-		       struct rdma_cgroup *held, u64 iters, u64 deadline,
-		       u64 *done)
+		       u64 iters, u64 deadline, u64 *done)
 {
 #ifdef RDMACG_BENCH_MR_MEM
-	if (cmd->res == RDMACG_RESOURCE_MR_MEM)
+	if (cmd->res == BENCH_RES_MR_MEM)
 		return bench_loop_mr_mem(dev, cmd->bytes, iters, deadline,
 					 done);
-	if (cmd->res == BENCH_RES_CTXOBJECT)
-		return bench_loop_ctxobject(dev, held, iters, deadline, done);
 #endif
 	return bench_loop(dev, cmd->res, iters, deadline, done);
 }
@@ -465,7 +435,6 @@ static void bench_calib(u64 n, char *out)
 static void bench_run(const struct bench_cmd *cmd, char *out)
 {
 	struct rdma_cgroup **held = NULL, *mr_cg = NULL;
-	enum rdmacg_resource_type held_res = RDMACG_RESOURCE_HCA_OBJECT;
 	unsigned int first, nheld = 0;
 	struct rdmacg_device *dev;
 	u64 t0, t1, pairs = 0, ns, iters, deadline;
@@ -518,13 +487,10 @@ static void bench_run(const struct bench_cmd *cmd, char *out)
 			goto err;
 	}
 #ifdef RDMACG_BENCH_MR_MEM
-	if (cmd->res == RDMACG_RESOURCE_MR_MEM ||
-	    cmd->res == BENCH_RES_CTXOBJECT) {
-		/* What an MR's uobject holds beside the pin, or the context. */
-		held_res = cmd->res == BENCH_RES_CTXOBJECT ?
-			RDMACG_RESOURCE_HCA_HANDLE : RDMACG_RESOURCE_HCA_OBJECT;
+	if (cmd->res == BENCH_RES_MR_MEM) {
+		/* What an MR's uobject holds beside the pin */
 		at = "held";
-		ret = rdmacg_try_charge(&mr_cg, dev, held_res);
+		ret = rdmacg_try_charge(&mr_cg, dev, RDMACG_RESOURCE_HCA_OBJECT);
 		if (ret) {
 			mr_cg = NULL;
 			goto err;
@@ -532,7 +498,7 @@ static void bench_run(const struct bench_cmd *cmd, char *out)
 	}
 #endif
 	at = "warmup";
-	ret = bench_pairs(dev, cmd, mr_cg, cmd->warmup, 0, &pairs);
+	ret = bench_pairs(dev, cmd, cmd->warmup, 0, &pairs);
 	if (ret)
 		goto err;
 	at = "sync";
@@ -545,7 +511,7 @@ static void bench_run(const struct bench_cmd *cmd, char *out)
 	cpu = raw_smp_processor_id();
 	t0 = ktime_get_ns();
 	deadline = cmd->duration_ms ? t0 + cmd->duration_ms * NSEC_PER_MSEC : 0;
-	ret = bench_pairs(dev, cmd, mr_cg, iters, deadline, &pairs);
+	ret = bench_pairs(dev, cmd, iters, deadline, &pairs);
 	t1 = ktime_get_ns();
 	if (ret)
 		goto err;
@@ -560,7 +526,7 @@ err:
 	snprintf(out, BENCH_RESULT_LEN, "err=%d at=%s\n", ret, at);
 out:
 	if (mr_cg)
-		rdmacg_uncharge(mr_cg, dev, held_res);
+		rdmacg_uncharge(mr_cg, dev, RDMACG_RESOURCE_HCA_OBJECT);
 	if (nheld && cmd->mode == MODE_PAIRS)
 		bench_release(held, first, nheld);
 	kfree(held);
