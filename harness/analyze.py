@@ -85,54 +85,69 @@ def judge(name, rc, plan, seen, fails, skip_all):
     return None
 
 
-def tap(results):
-    passed = failed = skipped = 0
-    name, seen, fails, plan, skip_all = None, 0, 0, None, False
-    done = False
+def sections(results):
+    """The guest tests of a results log, in run order: name -> dict(plan,
+    seen, passed, fails, skips, skip_all, rc, time, lines); whether the
+    guest reached the end of its list."""
+    out, cur, done = {}, None, False
     for l in results:
         m = MARK.search(l)
         if m:
-            kind = m.group(1)
-            if kind == "begin":
-                name, seen, fails, plan, skip_all = m.group(2), 0, 0, None, False
-            elif kind == "end" and name:
-                rc = int(m.group(3) or 0)
-                why = None if name == "kmemleak" else judge(name, rc, plan, seen, fails, skip_all)
-                if why:
-                    print("guest: FAIL: " + why)
-                    failed += 1
-                elif name != "kmemleak":
-                    print("guest: %s: %d results, exit %d%s"
-                          % (name, seen, rc, ", %ss" % m.group(4) if m.group(4) else ""))
-                name = None
-            elif kind == "done":
+            if m.group(1) == "begin":
+                cur = out[m.group(2)] = dict(plan=None, seen=0, passed=0, fails=0, skips=0,
+                                             skip_all=False, rc=None, time=None, lines=[])
+            elif m.group(1) == "end" and cur is not None:
+                cur["rc"], cur["time"] = int(m.group(3) or 0), m.group(4)
+                cur = None
+            elif m.group(1) == "done":
                 done = True
             continue
-        if not name or name == "kmemleak":
+        if cur is None:
             continue
+        cur["lines"].append(l)
         p = PLAN.match(l)
         if p:
-            plan = int(p.group(1)) if plan is None else -1
-            if plan == 0 and p.group(2):
-                skip_all = True
-                skipped += 1
-                print("guest: %s: skipped: %s" % (name, l))
+            cur["plan"] = int(p.group(1)) if cur["plan"] is None else -1
+            cur["skip_all"] = cur["plan"] == 0 and bool(p.group(2))
             continue
         t = TAP.match(l)
         if not t:
             continue
-        seen += 1
-        if re.search(r"#\s*SKIP", t.group(2), re.I):
-            skipped += 1
-        elif t.group(1) == "ok":
-            passed += 1
+        cur["seen"] += 1
+        if t.group(1) != "ok":
+            cur["fails"] += 1
+        elif re.search(r"#\s*SKIP", t.group(2), re.I):
+            cur["skips"] += 1
         else:
+            cur["passed"] += 1
+    return out, done
+
+
+def tap(results):
+    passed = failed = skipped = 0
+    secs, done = sections(results)
+    for name, s in secs.items():
+        if name == "kmemleak":
+            continue
+        passed += s["passed"]
+        failed += s["fails"]
+        skipped += s["skips"] + s["skip_all"]
+        for l in s["lines"]:
+            if l.startswith("not ok"):
+                print("guest: FAIL: %s: %s" % (name, l))
+            elif s["skip_all"] and PLAN.match(l):
+                print("guest: %s: skipped: %s" % (name, l))
+        if s["rc"] is None:
+            print("guest: FAIL: %s never finished (guest hung, crashed or timed out)" % name)
             failed += 1
-            fails += 1
-            print("guest: FAIL: %s: %s" % (name, l))
-    if name:
-        print("guest: FAIL: %s never finished (guest hung, crashed or timed out)" % name)
-        failed += 1
+            continue
+        why = judge(name, s["rc"], s["plan"], s["seen"], s["fails"], s["skip_all"])
+        if why:
+            print("guest: FAIL: " + why)
+            failed += 1
+        else:
+            print("guest: %s: %d results, exit %d%s"
+                  % (name, s["seen"], s["rc"], ", %ss" % s["time"] if s["time"] else ""))
     if not done:
         print("guest: FAIL: the guest did not reach the end of its test list")
         failed += 1

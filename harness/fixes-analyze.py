@@ -20,42 +20,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import analyze  # noqa: E402
 
 
-def sections(results):
-    """name -> dict(plan, seen, fails, skips, skip_all, rc, done)"""
-    out, cur, own = {}, None, set()
-    for l in results:
-        m = analyze.MARK.search(l)
-        if m:
-            kind, name = m.group(1), m.group(2)
-            if kind == "begin":
-                cur = out.setdefault(name, dict(plan=None, seen=0, fails=0, skips=0,
-                                                skip_all=False, rc=None, lines=[]))
-            elif kind == "end" and cur is not None:
-                cur["rc"] = int(m.group(3) or 0)
-                cur = None
-            continue
-        if cur is None:
-            continue
-        if l.strip():
-            own.add(l.strip())
-        cur["lines"].append(l)
-        p = analyze.PLAN.match(l)
-        if p:
-            cur["plan"] = int(p.group(1)) if cur["plan"] is None else -1
-            if cur["plan"] == 0 and p.group(2):
-                cur["skip_all"] = True
-            continue
-        t = analyze.TAP.match(l)
-        if not t:
-            continue
-        cur["seen"] += 1
-        if t.group(1) != "ok":
-            cur["fails"] += 1
-        elif analyze.re.search(r"#\s*SKIP", t.group(2), analyze.re.I):
-            cur["skips"] += 1
-    return out, own
-
-
 def splats(console, own):
     """name (None: outside every test) -> suspicious console lines"""
     found, cur = {}, None
@@ -75,7 +39,8 @@ def main():
     ap.add_argument("tests", nargs="+")
     a = ap.parse_args()
     console, results = analyze.read(a.console), analyze.read(a.results)
-    secs, own = sections(results)
+    secs, _ = analyze.sections(results)
+    own = {l.strip() for s in secs.values() for l in s["lines"] if l.strip()}
     found = splats(console, own)
     details = []
     for name in a.tests:

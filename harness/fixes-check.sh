@@ -18,13 +18,8 @@
 #   fix N SUBJECT: FAIL before (tree N-1), PASS after (tree N)
 # and the exit status is non-zero unless every fix's test fails on the tree
 # just before it and passes on the tree with it, and every test passes on
-# the last tree (the fixes alone).
-#
-# One more tree, R: the series up to the patch before the first one that
-# changes what users see (REWORK_END_BEFORE, the strict parser), i.e. the
-# fixes, the lock-free rework, its KUnit suite and its documentation.  The
-# rework promises the base's behaviour with the fixes, so every fix test must
-# pass on it too.  Logs: build/logs/fixes-*.
+# the last tree (the fixes alone).  make check runs the same tests on the
+# whole series.  Logs: build/BASE/logs/fixes-*.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 take_lock
@@ -34,8 +29,6 @@ WORK=$BUILD/fixes-work
 FSRC=$BUILD/src-fixes
 NAME=fixes # obj-fixes, cfg-fixes, initramfs-fixes.cpio.gz (kernel.sh)
 
-# the subject of the first patch that may change what the fix tests see
-REWORK_END_BEFORE=${REWORK_END_BEFORE:-'cgroup/rdma: Test the races of the charge path deterministically'}
 GIT_ID=(-c user.name="RDMA cgroup harness" -c user.email="harness@example.invalid"
 	-c core.autocrlf=false -c commit.gpgsign=false -c am.threeWay=false)
 t_start=$(date +%s)
@@ -53,21 +46,13 @@ for p in $(find "$SERIES" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -na
 done
 k=${#fixes[@]}
 [ "$k" -gt 0 ] || die "the series does not start with a fix (a patch with a Fixes: tag)"
-# The patches of tree R after the fixes.
-rework=()
-for p in $(find "$SERIES" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' | LC_ALL=C sort | tail -n +$((k + 1))); do
-	subj=$(git mailinfo /dev/null /dev/null <"$p" | sed -n 's/^Subject: //p')
-	[ "$subj" = "$REWORK_END_BEFORE" ] && break
-	rework+=("$p")
-done
-[ ${#rework[@]} -gt 0 ] || die "no patch between the fixes and \"$REWORK_END_BEFORE\""
 
 # build/fixes-work: the pristine files the fixes touch, then git am of each.
 say "==> git am of fixes 1..$k on the pristine $BASE_VERSION files they touch ($WORK)"
 rm -rf "$WORK"
 mkdir -p "$WORK"
 git -C "$WORK" init -q
-for f in $(sed -n 's#^diff --git a/\([^ ]*\) b/\([^ ]*\)$#\1\n\2#p' "${fixes[@]}" "${rework[@]}" | LC_ALL=C sort -u); do
+for f in $(sed -n 's#^diff --git a/\([^ ]*\) b/\([^ ]*\)$#\1\n\2#p' "${fixes[@]}" | LC_ALL=C sort -u); do
 	if [ -f "$PRISTINE/$f" ]; then
 		mkdir -p "$WORK/$(dirname "$f")"
 		cp "$PRISTINE/$f" "$WORK/$f"
@@ -90,15 +75,6 @@ for i in $(seq 1 "$k"); do
 	subjects+=("$(git -C "$WORK" log -1 --format=%s)")
 	say "    fix $i: ${subjects[$i]}"
 done
-for p in "${rework[@]}"; do
-	if ! git -C "$WORK" "${GIT_ID[@]}" am -q --whitespace=error-all "$p" >"$LOGS/fixes-am.log" 2>&1; then
-		cat "$LOGS/fixes-am.log"
-		die "$(basename "$p") does not apply after the fixes"
-	fi
-done
-R=$((k + 1)) # the index of tree R
-commits+=("$(git -C "$WORK" rev-parse HEAD)")
-say "    tree R: + ${#rework[@]} patches, up to \"$(git -C "$WORK" log -1 --format=%s)\""
 mapfile -t touched < <(git -C "$WORK" diff --name-only "$BASE_TAG" HEAD)
 
 # The test of each fix, the harness/fixes/*.sh whose header names its
@@ -171,11 +147,9 @@ set_tree() {
 declare -A result=() result_moot=()
 build_s=() boot_s=()
 export HARNESS_SRC=$FSRC HARNESS_NAME=$NAME
-for i in $(seq 0 "$R"); do
+for i in $(seq 0 "$k"); do
 	if [ "$i" = 0 ]; then
 		say "==> tree 0: pristine $BASE_VERSION"
-	elif [ "$i" = "$R" ]; then
-		say "==> tree R: pristine $BASE_VERSION + the series up to the rework's documentation"
 	else
 		say "==> tree $i: pristine $BASE_VERSION + fixes 1..$i"
 	fi
@@ -262,17 +236,10 @@ for m in "${moot[@]}"; do
 		say "$m: ${result_moot[$m]} on pristine $BASE_VERSION, which should not have the bug: WRONG"
 	fi
 done
-if all_pass "$R" "R (the rework)"; then
-	say "the rework keeps what $BASE with the fixes shows: the $k fix tests pass on tree R"
-else
-	bad=1
-fi
 say ""
 say "tree  build  boot   $(for j in $(seq 1 "$k"); do printf 'fix%-3s' "$j"; done)"
-for i in $(seq 0 "$R"); do
-	label=$i
-	[ "$i" = "$R" ] && label=R
-	printf '%-5s %4ss  %4ss  ' "$label" "${build_s[$i]}" "${boot_s[$i]}"
+for i in $(seq 0 "$k"); do
+	printf '%-5s %4ss  %4ss  ' "$i" "${build_s[$i]}" "${boot_s[$i]}"
 	for j in $(seq 1 "$k"); do r=${result[$i,$j]%% *}; [ "$r" = UNTESTED ] && r=-; printf '%-6s' "$r"; done
 	printf '\n'
 done

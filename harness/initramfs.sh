@@ -81,7 +81,7 @@ install -m 755 "$HARNESS/guest/demo.sh" "$ROOT/demo.sh"
 for t in "$HARNESS"/guest/tests/*.sh; do
 	[ -f "$t" ] && install -m 755 "$t" "$ROOT/tests/"
 done
-# the tests of the fixes, which /init runs instead with hmode=fixes
+# the fixes' reproducers: /init runs them after the tests, or alone (hmode=fixes)
 for t in "$HARNESS"/fixes/*.sh; do
 	[ -f "$t" ] && install -m 755 "$t" "$ROOT/fixes/"
 done

@@ -11,8 +11,7 @@
 # "DEV hca_handle=1 hca_object=2", refuse_loop forks processes that hold
 # one context and get GET_CONTEXT refused by the limit (ibv_open_device and
 # a raw ioctl on a new fd: EAGAIN) and issued twice on one fd (EINVAL).
-# Only what pristine upstream has is used (rdma.max, rdma.current).  make
-# check runs it too: guest/tests/40-uverbs-get-context-leak.sh links here.
+# Only what pristine upstream has is used (rdma.max, rdma.current).
 #
 # Environment: DEV (default siw0), REFUSE_ITERATIONS (default 20).
 

@@ -1,1 +1,0 @@
-../../fixes/03-uverbs-get-context-leak.sh
