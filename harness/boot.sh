@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # Boot a built kernel and its initramfs under QEMU (TCG by default):
 #   harness/boot.sh release|debug|kcsan check|fixes|kcsan|demo|shell
-# fixes: as check, but the guest runs the tests of the fixes (harness/fixes/).
+# fixes: as check, but the guest runs only the fixes' reproducers (harness/fixes/).
 # kcsan: as check, but the guest runs only the concurrent tests (make kcsan).
 # check: no terminal; the console goes to build/logs/console-FLAVOUR.log and
 #        the guest's test results (ttyS1) to build/logs/results-FLAVOUR.log.
 # demo:  the console is shown and saved to build/logs/demo-console.log.
 # shell: interactive serial console (Ctrl-a x quits QEMU).
-# check and demo are killed after BOOT_TIMEOUT seconds (default 900; run.sh
+# check and demo are killed after BOOT_TIMEOUT seconds (default 900; check.sh
+# sets 1800 for make check's guest, run.sh
 # sets it to DEMO_TIMEOUT, default 300, for the demo).
 # ACCEL=kvm is an opt-in; KVM is known to hang on these machines.
 set -euo pipefail

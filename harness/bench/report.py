@@ -172,7 +172,7 @@ def main():
             m, lo, hi = statistics.median(v), min(v), max(v)
             r = {"median": m, "low": lo, "high": hi, "boots": len(v)}
             cell = f"{fmt(m)} [{fmt(lo)}-{fmt(hi)}]"
-            if up and k != "upstream":
+            if up and k != "upstream" and m > 0 and statistics.median(up) > 0:
                 um = statistics.median(up)
                 r["ratio"] = round(um / m if lower else m / um, 3)
                 r["below"] = lo > max(up) if lower else hi < min(up)

@@ -10,7 +10,8 @@
 # the process has exited: kmemleak reports them.  In a cgroup limited to
 # "DEV hca_handle=1 hca_object=2", refuse_loop forks processes that hold
 # one context and get GET_CONTEXT refused by the limit (ibv_open_device and
-# a raw ioctl on a new fd: EAGAIN) and issued twice on one fd (EINVAL).
+# a raw ioctl on a new fd: EAGAIN) and issued twice on one fd (EINVAL), and
+# a third object (a PD, a CQ) refused with EAGAIN.
 # Only what pristine upstream has is used (rdma.max, rdma.current).
 #
 # Environment: DEV (default siw0), REFUSE_ITERATIONS (default 20).
@@ -66,8 +67,8 @@ if [ -w "$KML" ] && kmemleak_scan; then
 fi
 
 # 2: every refusal is what it should be (EAGAIN, EINVAL on a used fd).
-what="$ITER processes: GET_CONTEXT refused with EAGAIN by hca_handle=1 (ibv_open_device, raw ioctl) and with EINVAL on a used fd"
-if refuse_loop -d "$DEV" -n "$ITER" -s ore -g "$CG" >"$TMP/loop" 2>&1; then
+what="$ITER processes: GET_CONTEXT refused with EAGAIN by hca_handle=1 (ibv_open_device, raw ioctl) and with EINVAL on a used fd, a third object with EAGAIN"
+if refuse_loop -d "$DEV" -n "$ITER" -s orepc -g "$CG" >"$TMP/loop" 2>&1; then
 	pass "$what"
 else
 	fail "$what"

@@ -36,7 +36,8 @@ rdma_ready() {
 		return 1
 	fi
 	grep -qw rdma /sys/fs/cgroup/cgroup.subtree_control ||
-		echo +rdma >/sys/fs/cgroup/cgroup.subtree_control
+		echo +rdma >/sys/fs/cgroup/cgroup.subtree_control ||
+		{ echo "cannot enable rdma in the root's cgroup.subtree_control"; return 1; }
 }
 # setup WHAT CMD...: the test "setup: WHAT", which passes if DEV and the
 # rdma controller are there (rdma_ready) and CMD succeeds.  If it fails,

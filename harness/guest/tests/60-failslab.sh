@@ -107,8 +107,9 @@ new_cgroup() {
 }
 enable_rdma() { echo +rdma >"$1/cgroup.subtree_control"; }
 
+PLAN=10
 echo "TAP version 13"
-echo "1..10"
+echo "1..$PLAN"
 echo "60-failslab: start" >/dev/kmsg
 
 injected_total=0
@@ -146,7 +147,7 @@ else
 fi
 
 skip_rest() {
-	while [ "$n" -lt 12 ]; do
+	while [ "$n" -lt "$PLAN" ]; do
 		skip "$1" "$2"
 	done
 }

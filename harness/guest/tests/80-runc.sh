@@ -48,7 +48,8 @@ fi
 controllers=$(cat /sys/fs/cgroup/cgroup.subtree_control)
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
-	runc_cleanup "$CTR" "$CG" "$controllers"
+	runc_cleanup runc-test /sys/fs/cgroup/runc-test "$controllers"
+	runc_cleanup runc-unified /sys/fs/cgroup/runc-unified "$controllers"
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -86,7 +87,9 @@ check "runc's parser accepts every line of rdma.max and rdma.current" \
 	"$(runc_entries rdma_limit "$TMP/stats") $(runc_entries rdma_current "$TMP/stats")"
 ctr_stop 1
 
-# 10-16, B: mr_mem through linux.resources.unified
+# 10-16, B: mr_mem through linux.resources.unified, in a container of its own
+CTR=runc-unified
+CG=/sys/fs/cgroup/$CTR
 max_value="$DEV hca_handle=1 hca_object=3"
 RB_UNIFIED="\"rdma.mr_mem.max\": \"$DEV 64K\", \"rdma.max\": \"$max_value\""
 ctr_start b "runc runs verbs_probe with linux.resources.unified {rdma.mr_mem.max: \"$DEV 64K\", rdma.max: \"$max_value\"}" \
