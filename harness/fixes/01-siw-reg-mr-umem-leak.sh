@@ -15,7 +15,7 @@
 # /proc/kallsyms, and verbs_worker arms /proc/thread-self/fail-nth with 1
 # just before its ibv_reg_mr(), so that exactly the first allocation made
 # under siw_mr_add_mem() (its kzalloc of the siw_mem) fails, nothing else.
-# Only what upstream 6.12 has is used (no rdma.mr_mem files).
+# Only what pristine upstream has is used (no rdma.mr_mem files).
 #
 # Environment: DEV (default siw0).
 
