@@ -40,6 +40,5 @@ else
 	echo "deps: done"
 fi
 
-# The source of the base (7.3 comes from another suite: source.sh).
-here=$(dirname "$0")
-bash "$here/source.sh" "${BASE:-$(awk '!/^#/ && NF { print $1; exit }' "$here/bases")}"
+# The source of the base (BASE, else the default: source.sh reads lib.sh).
+bash "$(dirname "$0")/source.sh"

@@ -59,9 +59,8 @@ def num_key(p):
 
 
 def load(out):
-    """{kernel: {(case, param): [per-boot medians]}}, the same with every
-    sample, units, infos, errors."""
-    data, samples, units, info, errors = {}, {}, {}, {}, []
+    """{kernel: {(case, param): [per-boot medians]}}, units, infos, errors."""
+    data, units, info, errors = {}, {}, {}, []
     for path in sorted(glob.glob(os.path.join(out, "raw", "*.txt"))):
         kernel = os.path.basename(path).rsplit("-", 1)[0]
         boot = {}
@@ -80,8 +79,7 @@ def load(out):
                     errors.append(f"{path}: {line.strip()}")
         for key, vals in boot.items():
             data.setdefault(kernel, {}).setdefault(key, []).append(statistics.median(vals))
-            samples.setdefault(kernel, {}).setdefault(key, []).extend(vals)
-    return data, samples, units, info, errors
+    return data, units, info, errors
 
 
 def fmt(v):
@@ -148,7 +146,7 @@ def main():
                     help="the guests ran under -icount: every ns is an instruction")
     args = ap.parse_args()
 
-    data, _, units, info, errors = load(args.out)
+    data, units, info, errors = load(args.out)
     for e in errors:
         print("error:", e)
     if args.smoke:
