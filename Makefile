@@ -8,8 +8,6 @@
 #   make patch   write the submissions (fixes, drivers, controller) with
 #                their cover letters to build/BASE/patches/NAME/, signed off
 #                by SUBMITTER="Name <mail>" or git config (DRAFT=1: none)
-#   make backport  derive the 6.12 series from the mainline one
-#                (harness/backport.py; make check BASE=6.12 checks it)
 #   make series-check  build every prefix of the series, KUnit at its patch
 #   make fixes-check   for each leading fix of the series: its test fails on
 #                      the base + the fixes before it, passes with it (long)
@@ -30,7 +28,7 @@
 
 H := harness
 
-.PHONY: backport check demo shell patch series-check fixes-check series-git series-save kernel deps tree clean bench bench-smoke mutations source kcsan
+.PHONY: check demo shell patch series-check fixes-check series-git series-save kernel deps tree clean bench bench-smoke mutations source kcsan
 
 check:
 	@bash $(H)/check.sh
@@ -43,9 +41,6 @@ shell: deps
 
 patch: deps
 	@bash $(H)/run.sh patch
-
-backport:
-	@python3 $(H)/backport.py
 
 series-check: deps
 	@bash $(H)/series-check.sh

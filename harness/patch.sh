@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make patch`: apply the series of a base (harness/series/BASE/) with git am
 # on pristine Linux BASE and write it as the submissions it is mailed in,
-# each to build/BASE/patches/NAME/ with its cover letter:
+# each to build/BASE/patches/NAME/ by git format-patch, with its cover
+# letter (git's shortlog and diffstat below our text):
 #   harness/series/BASE/submissions   one line per submission:
 #                                     NAME FIRST LAST COVER PREFIX...
 #                                     (patches FIRST to LAST of the series,
@@ -11,9 +12,6 @@
 #                                     prefix, e.g. "PATCH rdma-next")
 # and check them:
 #   - the submissions cover the series in order, each patch once;
-#   - each cover letter lists its patches as "NN/MM: <subject>", every one
-#     of them with its exact subject, and a size given as "+A/-B" right
-#     after it matches the patch's diffstat; "N patches" says MM;
 #   - the in-tree files equal the series' tip, the fixes come first with
 #     Fixes: and Cc: stable or "not marked for stable" (series.sh intree,
 #     rules);
@@ -60,6 +58,10 @@ fi
 bash "$HARNESS/series.sh" work
 n=$(git -C "$WORK" rev-list --count "$BASE_TAG..HEAD")
 say "patch: the $n patches of harness/series/$BASE/ apply with git am on pristine $BASE_VERSION"
+# the submitter is the author of every patch
+[ "$DRAFT" = 1 ] || GIT_AUTHOR_NAME=$SUB_NAME GIT_AUTHOR_EMAIL=$SUB_MAIL \
+	GIT_COMMITTER_NAME=$SUB_NAME GIT_COMMITTER_EMAIL=$SUB_MAIL git -C "$WORK" \
+	rebase -q --exec 'git commit -q --amend --no-edit --reset-author' "$BASE_TAG"
 mapfile -t commits < <(git -C "$WORK" rev-list --reverse "$BASE_TAG..HEAD")
 
 [ -f "$SUBS" ] || die "no $SUBS"
@@ -80,6 +82,19 @@ for line in sys.stdin:
 '
 }
 
+# The cover letter's subject and text: COVER's first line, and the rest
+# after the empty line; git wrote the shortlog and the diffstat below.
+fill_cover() {
+	python3 - "$1" "$2" "v$BASE_VERSION (Linux $BASE_VERSION as Debian's linux-source-$BASE has it)" <<'EOF'
+import sys
+letter, cover, base = sys.argv[1:]
+subject, _, blurb = open(cover).read().rstrip("\n").partition("\n\n")
+text = open(letter).read().replace("*** SUBJECT HERE ***", subject, 1)
+text = text.replace("*** BLURB HERE ***", blurb + "\n\nBased on: " + base, 1)
+open(letter, "w").write(text)
+EOF
+}
+
 rm -rf "$OUT"
 mkdir -p "$OUT"
 next=1 bad=0 subs=0
@@ -98,15 +113,12 @@ while read -r name first last cover prefix; do
 		opts+=(--signoff)
 		id=(-c user.name="$SUB_NAME" -c user.email="$SUB_MAIL")
 	fi
-	git -C "$WORK" "${id[@]}" format-patch -q "${opts[@]}" "$range"
-	mapfile -t files < <(find "$dir" -name '[0-9]*.patch' ! -name '0000-*' | LC_ALL=C sort)
-	who=$(maintainers "${files[@]}")
+	git -C "$WORK" format-patch -q --stdout "$range" >"$LOGS/patch-$name.mbox"
+	who=$(maintainers "$LOGS/patch-$name.mbox")
 	mapfile -t to < <(sed -n 's/^To: //p' <<<"$who")
 	mapfile -t cc < <(sed -n 's/^Cc: //p' <<<"$who")
-	python3 "$HARNESS/cover.py" --dir "$dir" --cover "$SERIES/$cover" \
-		--from "${SUBMITTER:-}" --to "$(printf '%s\n' "${to[@]}")" \
-		--cc "$(printf '%s\n' "${cc[@]}")" \
-		--base "v$BASE_VERSION (Linux $BASE_VERSION as Debian's linux-source-$BASE has it)" || bad=1
+	git -C "$WORK" "${id[@]}" format-patch -q "${opts[@]}" "${to[@]/#/--to=}" "${cc[@]/#/--cc=}" "$range"
+	fill_cover "$dir/0000-cover-letter.patch" "$SERIES/$cover"
 	say "patch: $name: patches $first-$last, $((last - first + 1)) and a cover letter in $dir"
 	say "patch:   To: $(printf '%s, ' "${to[@]}" | sed 's/, $//')"
 	say "patch:   Cc: $(printf '%s, ' "${cc[@]}" | sed 's/, $//')"
@@ -154,5 +166,5 @@ for p in "$OUT"/*/[0-9]*.patch; do
 		bad=1
 	fi
 done
-[ $bad -eq 0 ] || die "the cover letters or checkpatch found problems (above)"
-say "patch: $subs submissions, cover letters checked, checkpatch --strict: 0 errors, 0 warnings"
+[ $bad -eq 0 ] || die "the series' form or checkpatch found problems (above)"
+say "patch: $subs submissions, checkpatch --strict: 0 errors, 0 warnings"

@@ -26,7 +26,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-WORK=${SERIES_WORK:-$BUILD/patchwork}  # SERIES_WORK: elsewhere (harness/backport.py)
+WORK=$BUILD/patchwork
 GITTREE=$BUILD/series-git
 GIT_ID=(-c user.name="RDMA cgroup harness" -c user.email="harness@example.invalid"
 	-c core.autocrlf=false -c commit.gpgsign=false -c am.threeWay=false)
