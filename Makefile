@@ -46,7 +46,7 @@ series-check: deps
 	@bash $(H)/series-check.sh
 
 fixes-check: deps
-	@bash $(H)/fixes-check.sh
+	@bash $(H)/series-check.sh fixes
 
 series-git: deps
 	@bash $(H)/tree.sh >/dev/null

@@ -18,10 +18,9 @@ set -euo pipefail
 flavour=${1:-}
 mode=${2:-check}
 case "$flavour" in release | debug | kcsan) ;; *) die "usage: boot.sh release|debug|kcsan check|fixes|kcsan|demo|shell" ;; esac
-name=${HARNESS_NAME:-$flavour} # as in kernel.sh
-OBJ=$BUILD/obj-$name
+OBJ=$BUILD/obj-$flavour
 kernel=$OBJ/arch/x86/boot/bzImage
-initrd=$BUILD/initramfs-$name.cpio.gz
+initrd=$BUILD/initramfs-$flavour.cpio.gz
 [ -f "$kernel" ] || die "$kernel missing: run harness/kernel.sh $flavour"
 [ -f "$initrd" ] || die "$initrd missing: run harness/initramfs.sh $flavour"
 timeout_s=${BOOT_TIMEOUT:-900}
@@ -36,8 +35,8 @@ qemu=(qemu-system-x86_64 -accel "${ACCEL:-tcg,thread=multi}" -m 1G -smp "$CPUS" 
 
 case "$mode" in
 check | fixes | kcsan)
-	console=$LOGS/console-$name.log
-	results=$LOGS/results-$name.log
+	console=$LOGS/console-$flavour.log
+	results=$LOGS/results-$flavour.log
 	rm -f "$console" "$results"
 	rc=0
 	timeout -k 10 "$timeout_s" "${qemu[@]}" -append "$append" -display none -monitor none \

@@ -14,11 +14,10 @@ take_lock
 
 flavour=${1:-}
 case "$flavour" in release | debug | kcsan) ;; *) die "usage: initramfs.sh release|debug|kcsan" ;; esac
-name=${HARNESS_NAME:-$flavour} # as in kernel.sh
-OBJ=$BUILD/obj-$name
+OBJ=$BUILD/obj-$flavour
 [ -f "$OBJ/.config" ] || die "$OBJ is not configured: run harness/kernel.sh $flavour first"
-ROOT=$BUILD/initramfs-$name.d
-OUT=$BUILD/initramfs-$name.cpio.gz
+ROOT=$BUILD/initramfs-$flavour.d
+OUT=$BUILD/initramfs-$flavour.cpio.gz
 MULTIARCH=/usr/lib/x86_64-linux-gnu
 
 rm -rf "$ROOT"

@@ -20,10 +20,8 @@ kcsan) frags=("$HARNESS/config/release.config" "$HARNESS/config/kcsan.config") ;
 esac
 [ -f "$SRC/.harness-src" ] || die "$SRC is not prepared: run harness/tree.sh first"
 
-# HARNESS_NAME names the object folder (default: the flavour), for another
-# tree built with the same configuration (make fixes-check)
-OBJ=$BUILD/obj-${HARNESS_NAME:-$flavour}
-CFG=$BUILD/cfg-${HARNESS_NAME:-$flavour}
+OBJ=$BUILD/obj-$flavour
+CFG=$BUILD/cfg-$flavour
 MAKE=(make -C "$SRC" ARCH=x86_64 "CC=ccache gcc" "HOSTCC=ccache gcc")
 
 # Does the kernel tree define this Kconfig symbol at all?

@@ -30,8 +30,7 @@ BUILD=${BUILD:-$BUILD_TOP/$BASE}
 TARBALL=${TARBALL:-/usr/src/linux-source-$BASE.tar.xz}
 PRISTINE=$BUILD/pristine/linux-source-$BASE
 SERIES=$HARNESS/series/$BASE
-# HARNESS_SRC: another source tree (make fixes-check builds pristine + fixes)
-SRC=${HARNESS_SRC:-$BUILD/src}
+SRC=$BUILD/src
 LOGS=$BUILD/logs
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 # Paths under the repository are hashed relative to it, and the compiler's

@@ -93,8 +93,7 @@ kernel)
 clean)
 	take_lock
 	rm -rf "$BUILD"/obj-* "$BUILD"/cfg-* "$BUILD"/src "$BUILD"/src.manifest "$BUILD"/initramfs-* \
-		"$BUILD"/selftests-* "$BUILD"/patches "$BUILD"/patchwork "$BUILD"/logs \
-		"$BUILD"/src-fixes "$BUILD"/fixes-work
+		"$BUILD"/selftests-* "$BUILD"/patches "$BUILD"/patchwork "$BUILD"/logs
 	say "clean: kept $BUILD/pristine and the ccache in $CCACHE_DIR"
 	;;
 *) die "usage: run.sh demo|shell|patch|kernel|clean" ;;

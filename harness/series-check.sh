@@ -6,12 +6,23 @@
 # usual object folders, so every step is an incremental build.  The debug
 # kernel is booted at every patch: no splat may show, and from the patch
 # that adds the KUnit suite on (it runs built in) the suite must pass.  At
-# the end build/src is the whole
-# series again (harness/tree.sh), which is what the last step built.
+# the end build/src is the whole series again (harness/tree.sh).
 # Logs: build/logs/series-*.log; one line per step, as in make check.
 # Knobs: SERIES_FLAVOURS (default "release debug"), SERIES_FROM=N and SERIES_TO=M
-# (check patches N to M only); nothing is built before patch N (the files
-# still come from the series).
+# (check patches N to M only; 0 is the pristine base); nothing is built
+# before patch N (the files still come from the series).
+#
+# `make fixes-check` (series-check.sh fixes): the same walk, debug only,
+# from the pristine base (0) to the last of the leading fixes (the patches
+# with a Fixes: tag), each boot running the fixes' reproducers
+# (harness/fixes/*.sh, hmode=fixes; the one whose header names a fix's
+# subject in quotes is its test) instead of KUnit alone.  A test passes
+# when all its checks pass and no splat shows while it runs
+# (harness/fixes-analyze.py).  Each fix's test must fail on the tree just
+# before it and pass on the tree with it, every test must pass on the last
+# tree, and a test marked "# Moot on BASE: WHY" must pass on the pristine
+# base.  A fix that needs hardware has a *.untested file instead: its
+# subject in quotes and why.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 take_lock
@@ -21,11 +32,13 @@ KUNIT_FILE=kernel/cgroup/tests/rdma_kunit.c
 t_start=$(date +%s)
 failed=0
 
+step tree "5s; 1-2 min the first time" bash "$HARNESS/tree.sh" || exit 1
 step patch "30s" env DRAFT=1 bash "$HARNESS/patch.sh" || exit 1
 G=(git -C "$WORK")
 base=$BASE_TAG
 mapfile -t commits < <("${G[@]}" rev-list --reverse "$base..HEAD")
 mapfile -t touched < <("${G[@]}" diff --name-only "$base" HEAD)
+base=$("${G[@]}" rev-parse "$base")
 
 # A guest whose /init only powers off: KUnit has run by then.
 kunit_initramfs() {
@@ -56,26 +69,117 @@ kunit_boot() {
 		grep -q 'reboot: Restarting system' "$log"
 }
 
-n=0
-for c in "${commits[@]}"; do
+# make fixes-check: the leading fixes (1..k), the test of each, and the
+# tests that must pass on the pristine base
+fixes=0
+if [ "${1:-}" = fixes ]; then
+	fixes=1 k=0 bad=0
+	for c in "${commits[@]}"; do
+		"${G[@]}" log -1 --format=%b "$c" | grep -q '^Fixes: [0-9a-f]\{12,\} ("' || break
+		k=$((k + 1))
+	done
+	[ $k -gt 0 ] || die "the series does not start with a fix (a patch with a Fixes: tag)"
+	SERIES_FROM=0 SERIES_TO=$k SERIES_FLAVOURS=debug
+	export BOOT_TIMEOUT=${FIXES_BOOT_TIMEOUT:-900}
+	declare -A result=() untested=()
+	tests=() moot=() subjects=("")
+	for j in $(seq 1 $k); do
+		subjects[j]=$("${G[@]}" log -1 --format=%s "${commits[$((j - 1))]}")
+		t=$(grep -lF "\"${subjects[j]}\"" "$HARNESS"/fixes/*.sh | head -n1) || true
+		u=$(grep -lF "\"${subjects[j]}\"" "$HARNESS"/fixes/*.untested | head -n1) || true
+		if [ -z "$t" ] && [ -n "$u" ]; then
+			untested[$j]=$(grep -v '^[#"]' "$u" | tr '\n' ' ')
+		elif [ -z "$t" ]; then
+			say "fix $j ${subjects[j]}: no test in harness/fixes/ names it"
+			bad=1
+		fi
+		tests+=("$(basename "${t:-untested-$j}" .sh)")
+	done
+	[ $bad -eq 0 ] || exit 1
+	for t in "$HARNESS"/fixes/*.sh; do
+		grep -q "^# Moot on $BASE: " "$t" && moot+=("$(basename "$t" .sh)")
+	done
+fi
+
+# fixes_boot N: boot tree N with the fixes' reproducers; result[N,J] the
+# verdict of the test of fix J, result[N,NAME] that of a moot test
+fixes_boot() {
+	local n=$1 j t
+	[ "$n" -gt 0 ] || bash "$HARNESS/initramfs.sh" debug || return 1
+	bash "$HARNESS/boot.sh" debug fixes || true
+	mv -f "$LOGS/console-debug.log" "$LOGS/fixes-$n-console.log" || : >"$LOGS/fixes-$n-console.log"
+	mv -f "$LOGS/results-debug.log" "$LOGS/fixes-$n-results.log" || : >"$LOGS/fixes-$n-results.log"
+	python3 "$HARNESS/fixes-analyze.py" --console "$LOGS/fixes-$n-console.log" \
+		--results "$LOGS/fixes-$n-results.log" "${tests[@]}" "${moot[@]}" \
+		>"$LOGS/fixes-$n-analyze.log" 2>&1 || true
+	for j in $(seq 1 $k); do
+		result[$n,$j]=$(fixes_result "$n" "${tests[$((j - 1))]}")
+	done
+	for t in "${moot[@]}"; do
+		result[$n,$t]=$(fixes_result "$n" "$t")
+	done
+}
+
+fixes_result() {
+	local r
+	r=$(sed -n "s/^RESULT $2 //p" "$LOGS/fixes-$1-analyze.log")
+	echo "${r:-FAIL no result (see $LOGS/fixes-$1-analyze.log)}"
+}
+
+# fixes_verdict: one line per fix and per moot test; false if one is wrong
+fixes_verdict() {
+	local j before after ok=0 why
+	for j in $(seq 1 $k); do
+		if [ -n "${untested[$j]:-}" ]; then
+			say "fix $j ${subjects[j]}: no guest test: ${untested[$j]}"
+			continue
+		fi
+		before=${result[$((j - 1)),$j]%% *} after=${result[$j,$j]%% *}
+		if [ "$before" = FAIL ] && [ "$after" = PASS ] && [ "${result[$k,$j]%% *}" = PASS ]; then
+			say "fix $j ${subjects[j]}: FAIL before (tree $((j - 1))), PASS after (tree $j)"
+		else
+			ok=1
+			say "fix $j ${subjects[j]}: WRONG: before: ${result[$((j - 1)),$j]}; after: ${result[$j,$j]}; with all fixes: ${result[$k,$j]}"
+		fi
+	done
+	for j in "${moot[@]}"; do
+		why=$(sed -n "s/^# Moot on $BASE: //p" "$HARNESS/fixes/$j.sh")
+		if [ "${result[0,$j]%% *}" = PASS ]; then
+			say "$j: PASS on pristine $BASE_VERSION: the bug is not there ($why)"
+		else
+			ok=1
+			say "$j: WRONG: ${result[0,$j]} on pristine $BASE_VERSION, which should not have the bug"
+		fi
+	done
+	return $ok
+}
+
+n=-1
+for c in "$base" "${commits[@]}"; do
 	n=$((n + 1))
+	[ "$n" -le "${SERIES_TO:-$n}" ] || break
 	subject=$("${G[@]}" log -1 --format=%s "$c")
 	say "==> patch $n/${#commits[@]}: $subject"
 	for rel in "${touched[@]}"; do
 		set_from_git "$WORK" "$c" "$rel" "$SRC"
 	done
 	[ "$n" -ge "${SERIES_FROM:-1}" ] || continue
-	[ "$n" -le "${SERIES_TO:-$n}" ] || break
 	for flavour in ${SERIES_FLAVOURS:-release debug}; do
 		step "series-$n-$flavour" "1-3 min; 15 min the first time" \
 			bash "$HARNESS/kernel.sh" "$flavour" build || failed=$((failed + 1))
 	done
 	# W=1, sparse and kernel-doc on our files as this patch has them; the
 	# fixes keep upstream's own kernel-doc warnings, which are not counted
-	step "series-$n-lint" "30s" env LINT_NEW_ONLY=1 \
+	[ $fixes -eq 1 ] || step "series-$n-lint" "30s" env LINT_NEW_ONLY=1 \
 		bash -c "bash '$HARNESS/lint.sh' sparse && bash '$HARNESS/lint.sh' kerneldoc" ||
 		failed=$((failed + 1))
-	if [[ " ${SERIES_FLAVOURS:-release debug} " == *" debug "* ]]; then
+	if [ $fixes -eq 1 ]; then
+		step "fixes-$n-boot" "2-4 min (KASAN, kmemleak under TCG)" fixes_boot "$n" ||
+			failed=$((failed + 1))
+		for j in $(seq 1 $k); do
+			[ -n "${untested[$j]:-}" ] || say "    test of fix $j on tree $n: ${result[$n,$j]}"
+		done
+	elif [[ " ${SERIES_FLAVOURS:-release debug} " == *" debug "* ]]; then
 		expect=()
 		"${G[@]}" cat-file -e "$c:$KUNIT_FILE" 2>/dev/null && expect=(--expect-kunit)
 		step "series-$n-boot" "1 min (under TCG)" kunit_boot "${expect[@]}" || failed=$((failed + 1))
@@ -84,5 +188,6 @@ for c in "${commits[@]}"; do
 done
 
 step tree "5s" bash "$HARNESS/tree.sh" || failed=$((failed + 1))
+[ $fixes -eq 0 ] || fixes_verdict || failed=$((failed + 1))
 say "==> series-check: ${#commits[@]} patches, $failed failed steps, $(($(date +%s) - t_start))s"
 [ $failed -eq 0 ]
