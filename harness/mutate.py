@@ -93,7 +93,7 @@ MUTATIONS = [
      "\trdmacg_local_restart(pool, i);\n",
      "raising the other files' marks to the local peak a reset ends: "
      "memory.peak's rule, which loses a mark reached between two resets",
-     ["rdmacg_test_peak_reset"]),
+     ["rdmacg_test_peak_reset", "rdmacg_test_model"]),
 ]
 
 

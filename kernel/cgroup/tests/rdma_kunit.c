@@ -758,9 +758,10 @@ static void rdmacg_test_peak_mem(struct kunit *test)
  * The model test: a random sequence of charges, uncharges, limit writes,
  * peak resets and device re-registrations on four cgroups (a chain of
  * three and a sibling of the middle one) and two devices, every counter
- * and every file's peak compared after each step with a model that does
- * the same sequentially.  rdma.model_ops=N on the command line sets the
- * length (kunit.py: --kernel_args rdma.model_ops=10000000).
+ * and every file's peak (two rdma.peak files and one rdma.mr_mem.peak)
+ * compared after each step with a model that does the same sequentially.
+ * rdma.model_ops=N on the command line sets the length (kunit.py:
+ * --kernel_args rdma.model_ops=10000000).
  */
 static unsigned long rdmacg_model_ops = 20000;
 module_param_named(model_ops, rdmacg_model_ops, ulong, 0444);
@@ -768,7 +769,7 @@ module_param_named(model_ops, rdmacg_model_ops, ulong, 0444);
 #define M_CGS		4
 #define M_DEVS		2
 #define M_RES		(RDMACG_MEM + 1)
-#define M_FILES		2
+#define M_FILES		3
 
 struct rdmacg_model_res {
 	long usage, peak, max, held;
@@ -782,7 +783,8 @@ struct rdmacg_model {
 	struct rdma_cgroup *cg[M_CGS];
 	int parent[M_CGS];	/* index in cg[], -1: the root */
 	struct rdmacg_device *dev[M_DEVS];
-	struct cgroup_of_peak file[M_FILES];	/* of cg[1]: rdma.peak, rdma.mr_mem.peak */
+	/* of cg[1]: rdma.peak, rdma.mr_mem.peak, a second rdma.peak */
+	struct cgroup_of_peak file[M_FILES];
 	bool reset[M_FILES];
 	struct rdmacg_model_res r[M_CGS][M_DEVS][M_RES];
 };
@@ -797,10 +799,10 @@ static long rdmacg_model_default_max(int i)
 	return i == RDMACG_MEM ? RDMACG_MEM_MAX : S32_MAX;
 }
 
-/* The file of @m that resets resource @i */
-static int rdmacg_model_file_of(int i)
+/* Whether file @f of @m shows resource @i */
+static bool rdmacg_model_shows(int f, int i)
 {
-	return i == RDMACG_MEM;
+	return (f == 1) == (i == RDMACG_MEM);
 }
 
 static void rdmacg_model_forget_dev(struct rdmacg_model *m, int d)
@@ -883,7 +885,8 @@ static void rdmacg_model_write(struct rdmacg_model *m, int c, int d, int i)
 
 static void rdmacg_model_reset(struct rdmacg_model *m, int f)
 {
-	int first = f ? RDMACG_MEM : 0, last = f ? M_RES : RDMACG_RESOURCE_MAX;
+	int first = f == 1 ? RDMACG_MEM : 0;
+	int last = f == 1 ? M_RES : RDMACG_RESOURCE_MAX;
 	int d, i;
 
 	KUNIT_ASSERT_EQ(m->test, 0,
@@ -914,18 +917,17 @@ static bool rdmacg_model_same(struct rdmacg_model *m, int c, int d, int i)
 	struct rdmacg_pool *pool = rdmacg_pool_lookup(m->dev[d], m->cg[c]);
 	struct rdmacg_model_res *r = &m->r[c][d][i];
 	struct rdmacg_events *ev;
-	long seen;
-	int f = rdmacg_model_file_of(i);
+	int f;
 
 	if (!pool)
 		return !r->usage && !r->peak && r->max == rdmacg_model_default_max(i) &&
 		       !r->ev[0] && !r->ev[1] && !r->ev[2] && !r->ev[3];
 	ev = rdmacg_events(pool, i);
-	if (c == 1 && m->reset[f]) {
-		seen = rdmacg_peak_seen(pool, i, rdmacg_peak_file(&m->file[f]));
-		if (seen != r->file_peak[f])
+	for (f = 0; c == 1 && f < M_FILES; f++)
+		if (m->reset[f] && rdmacg_model_shows(f, i) &&
+		    rdmacg_peak_seen(pool, i, rdmacg_peak_file(&m->file[f])) !=
+		    r->file_peak[f])
 			return false;
-	}
 	if (i == RDMACG_MEM ? atomic_long_read(&pool->mem.usage) != r->usage ||
 			      pool->mem.max != r->max :
 			      atomic_read(&pool->res[i].usage) != r->usage ||
