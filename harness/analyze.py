@@ -4,9 +4,10 @@
 
   analyze.py --console LOG --results LOG --src TREE [--expect-kunit]
 
-console: the kernel console (ttyS0); results: what /init wrote to ttyS1.
+console: the kernel console; results: what harness/guest/init wrote to its
+standard output (harness/boot.sh).
 Prints one line per finding and, last, "COUNTS passed failed skipped".
-- KUnit: the KTAP printed before /init started, parsed by the kernel's own
+- KUnit: the KTAP printed before the first test began, parsed by the kernel's own
   tools/testing/kunit/kunit.py parse.
 - Guest tests: TAP lines between "### harness: begin/end NAME" markers;
   each test must print one plan "1..N" and exactly N results ("1..0 #

@@ -1,60 +1,45 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Boot a built kernel and its initramfs under QEMU (TCG by default):
-#   harness/boot.sh release|debug|kcsan check|fixes|kcsan|demo|shell
-# fixes: as check, but the guest runs only the fixes' reproducers (harness/fixes/).
-# kcsan: as check, but the guest runs only the concurrent tests (make kcsan).
-# check: no terminal; the console goes to build/logs/console-FLAVOUR.log and
-#        the guest's test results (ttyS1) to build/logs/results-FLAVOUR.log.
-# demo:  the console is shown and saved to build/logs/demo-console.log.
-# shell: interactive serial console (Ctrl-a x quits QEMU).
-# check and demo are killed after BOOT_TIMEOUT seconds (default 900; check.sh
-# sets 1800 for make check's guest, run.sh
-# sets it to DEMO_TIMEOUT, default 300, for the demo).
-# ACCEL=kvm is an opt-in; KVM is known to hang on these machines.
+# Boot a built kernel with virtme-ng on the host's own root (TCG):
+#   harness/boot.sh release|debug|kcsan check|fixes|kcsan|kunit|demo|shell
+# The guest runs harness/guest/init, which the mode (hmode= on the kernel
+# command line) tells what to do; shell gives an interactive shell instead.
+# check, fixes, kcsan, kunit: the kernel's console goes to
+#   build/BASE/logs/console-FLAVOUR.log and the guest's results to
+#   results-FLAVOUR.log.
+# demo: the demo's output is shown and saved to build/BASE/logs/demo-console.log.
+# All but shell are killed after BOOT_TIMEOUT seconds (default 900).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 flavour=${1:-}
 mode=${2:-check}
-case "$flavour" in release | debug | kcsan) ;; *) die "usage: boot.sh release|debug|kcsan check|fixes|kcsan|demo|shell" ;; esac
+case "$flavour" in release | debug | kcsan) ;; *) die "usage: boot.sh release|debug|kcsan check|fixes|kcsan|kunit|demo|shell" ;; esac
 OBJ=$BUILD/obj-$flavour
-kernel=$OBJ/arch/x86/boot/bzImage
-initrd=$BUILD/initramfs-$flavour.cpio.gz
-[ -f "$kernel" ] || die "$kernel missing: run harness/kernel.sh $flavour"
-[ -f "$initrd" ] || die "$initrd missing: run harness/initramfs.sh $flavour"
-timeout_s=${BOOT_TIMEOUT:-900}
-# per-test limit inside the guest
-test_timeout=${TEST_TIMEOUT:-300}
-
+[ -f "$OBJ/arch/x86/boot/bzImage" ] || die "$OBJ has no kernel: run harness/kernel.sh $flavour"
+[ -d "$BUILD/guest/bin" ] || [ "$mode" = kunit ] || die "no $BUILD/guest: run harness/guest.sh $flavour"
 # guest CPUs; guest/tests/00-cpus.sh checks that the kernel brought them all up
 CPUS=${CPUS:-2}
-append="console=ttyS0 panic=-1 oops=panic hmode=$mode htimeout=$test_timeout hcpus=$CPUS ${BOOT_APPEND:-}"
-qemu=(qemu-system-x86_64 -accel "${ACCEL:-tcg,thread=multi}" -m 1G -smp "$CPUS" -no-reboot -nic none
-	-kernel "$kernel" -initrd "$initrd")
+# root=/dev/root: Linux 7.3 mounts no 9p root without it.  cache=loose: the
+# guest keeps what it read of the host's files (none changes while it
+# runs): the guest starts its tests 50 s sooner, and they run up to 1.5x
+# faster, than with virtme-ng's uncached root.
+root="root=/dev/root rootflags=version=9p2000.L,trans=virtio,access=any,cache=loose"
+vng=(vng --run "$OBJ" --disable-kvm --disable-microvm --force-9p --cpus "$CPUS" --memory 1G
+	--append "$root oops=panic hmode=$mode htimeout=${TEST_TIMEOUT:-300} hcpus=$CPUS ${BOOT_APPEND:-}")
+run=(timeout -k 10 "${BOOT_TIMEOUT:-900}" "${vng[@]}")
+init="sh $HARNESS/guest/init $BUILD/guest $BUILD/selftests-$flavour"
 
+cd "$REPO"
 case "$mode" in
-check | fixes | kcsan)
-	console=$LOGS/console-$flavour.log
-	results=$LOGS/results-$flavour.log
-	rm -f "$console" "$results"
+check | fixes | kcsan | kunit)
 	rc=0
-	timeout -k 10 "$timeout_s" "${qemu[@]}" -append "$append" -display none -monitor none \
-		-serial "file:$console" -serial "file:$results" </dev/null || rc=$?
-	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-		say "boot: guest killed after ${timeout_s}s (BOOT_TIMEOUT)"
-	fi
+	"${run[@]}" --verbose --exec "$init" </dev/null >"$LOGS/results-$flavour.log" \
+		2>"$LOGS/console-$flavour.log" || rc=$?
+	[ $rc -ne 124 ] && [ $rc -ne 137 ] || say "boot: guest killed after ${BOOT_TIMEOUT:-900}s (BOOT_TIMEOUT)"
 	exit $rc
 	;;
-demo)
-	log=$LOGS/demo-console.log
-	rc=0
-	timeout -k 10 "$timeout_s" "${qemu[@]}" -append "$append quiet" -display none -monitor none \
-		-serial stdio -serial null </dev/null | tee "$log" || rc=$?
-	exit $rc
-	;;
-shell)
-	exec "${qemu[@]}" -append "$append" -nographic
-	;;
+demo) "${run[@]}" --exec "$init" </dev/null 2>&1 | tee "$LOGS/demo-console.log" ;;
+shell) exec "${vng[@]}" ;;
 *) die "unknown mode $mode" ;;
 esac

@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # `make check`: install dependencies, lint, build the debug kernel and the
-# initramfs, boot under QEMU, and judge the run: KUnit (kunit.py parse),
+# guest's helpers, boot with virtme-ng, and judge the run: KUnit (kunit.py parse),
 # the guest tests' TAP lines, and kernel splats in the console log.
 # `make kcsan` (check.sh kcsan): the same run on the kcsan flavour, the
 # kernel's data race detector (tinyconfig + release.config + kcsan.config),
-# without the lints: /init in hmode=kcsan runs 00-cpus, 50-stress and
+# without the lints: guest/init in hmode=kcsan runs 00-cpus, 50-stress and
 # test_rdma after KUnit; every KCSAN report in our code fails it.
 # The last line is "N passed, N failed, N skipped"; the exit status is
 # non-zero if anything failed.  Full logs: build/BASE/logs/.
@@ -82,7 +82,7 @@ if [ "$FLAVOUR" = debug ]; then
 	[ "$BASE" = "$MAIN_BASE" ] || check backport-drift "1s" backport_drift
 fi
 must "build-$FLAVOUR" "1-3 min; 13-35 min the first time" bash "$HARNESS/kernel.sh" "$FLAVOUR" build
-must "initramfs-$FLAVOUR" "20s" bash "$HARNESS/initramfs.sh" "$FLAVOUR"
+must "guest-$FLAVOUR" "30s" bash "$HARNESS/guest.sh" "$FLAVOUR"
 boot_ok=1
 step "boot-$FLAVOUR" "$boot_expect" bash "$HARNESS/boot.sh" "$FLAVOUR" "$mode" || boot_ok=0
 

@@ -9,8 +9,10 @@ PKGS=(
 	build-essential flex bison bc libelf-dev libssl-dev
 	ccache sparse cpio xz-utils kmod rsync python3 perl git
 	python3-docutils
-	# guest and VM
-	qemu-system-x86 busybox-static iproute2 runc
+	# guest and VM; virtme-ng comes from trixie (harness/source.sh), its
+	# dependencies from here
+	qemu-system-x86 busybox-static iproute2 runc udev
+	python3-argcomplete python3-pkg-resources python3-requests file
 	# a second OCI runtime, for guest/tests/84-crun.sh
 	crun
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev perftest
@@ -40,5 +42,6 @@ else
 	echo "deps: done"
 fi
 
-# The source of the base (BASE, else the default: source.sh reads lib.sh).
+# The source of the base (BASE, else the default: source.sh reads lib.sh)
+# and virtme-ng.
 bash "$(dirname "$0")/source.sh"

@@ -13,9 +13,9 @@ take_lock
 flavour=${1:-}
 what=${2:-build}
 case "$flavour" in
-release) frags=("$HARNESS/config/release.config") ;;
-debug) frags=("$HARNESS/config/release.config" "$HARNESS/config/debug.config") ;;
-kcsan) frags=("$HARNESS/config/release.config" "$HARNESS/config/kcsan.config") ;;
+release) frags=("$HARNESS/config/release.config" "$HARNESS/config/vng.config") ;;
+debug) frags=("$HARNESS/config/release.config" "$HARNESS/config/vng.config" "$HARNESS/config/debug.config") ;;
+kcsan) frags=("$HARNESS/config/release.config" "$HARNESS/config/vng.config" "$HARNESS/config/kcsan.config") ;;
 *) die "usage: kernel.sh release|debug|kcsan [config|build]" ;;
 esac
 [ -f "$SRC/.harness-src" ] || die "$SRC is not prepared: run harness/tree.sh first"

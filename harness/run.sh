@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The other entry points of the Makefile:
-#   run.sh demo    build the release kernel and initramfs, boot, run the demo,
+#   run.sh demo    build the release kernel and the guest, boot, run the demo,
 #                  and judge it from the guest's closing line
 #   run.sh shell   the same guest with an interactive shell
 #   run.sh patch   write and verify the patch series (build/patches/)
@@ -13,7 +13,7 @@ set -euo pipefail
 release_guest() {
 	step tree "5s; 1 min the first time" bash "$HARNESS/tree.sh"
 	step build-release "30s; 15 min the first time" bash "$HARNESS/kernel.sh" release build
-	step initramfs-release "20s" bash "$HARNESS/initramfs.sh" release
+	step guest-release "30s" bash "$HARNESS/guest.sh" release
 }
 
 # The checks harness/guest/demo.sh makes (its "expect" lines): a demo
@@ -73,10 +73,10 @@ demo)
 shell)
 	take_lock
 	release_guest
-	# QEMU has read the kernel and initramfs when it starts; an interactive
-	# session must not hold the lock that builds and checks wait for.
+	# An interactive session must not hold the lock that builds and checks wait for.
 	exec 9>&-
 	unset HARNESS_LOCKED
+	say "==> the guest's root is this machine's; make a device with: rdma link add siw0 type siw netdev lo"
 	bash "$HARNESS/boot.sh" release shell
 	;;
 patch)
@@ -92,7 +92,7 @@ kernel)
 	;;
 clean)
 	take_lock
-	rm -rf "$BUILD"/obj-* "$BUILD"/cfg-* "$BUILD"/src "$BUILD"/src.manifest "$BUILD"/initramfs-* \
+	rm -rf "$BUILD"/obj-* "$BUILD"/cfg-* "$BUILD"/src "$BUILD"/src.manifest "$BUILD"/guest \
 		"$BUILD"/selftests-* "$BUILD"/patches "$BUILD"/patchwork "$BUILD"/logs
 	say "clean: kept $BUILD/pristine and the ccache in $CCACHE_DIR"
 	;;

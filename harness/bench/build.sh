@@ -29,8 +29,7 @@
 #                                       so that each rebuilds only what the
 #                                       step changes; only the bzImage is kept
 #
-# Guest: the harness's initramfs (harness/initramfs.sh, built from the ours
-# tree) followed by a second archive with /bench/init and the helpers:
+# Guest: an initramfs with /bench/init and the helpers (build_initramfs):
 #   build/bench/k/initramfs.cpio.gz
 #
 # Build steps hold build/.lock (take_lock); run from harness/bench/run.sh.
@@ -205,25 +204,29 @@ build_kernel() {
 	say "bench: $obj/arch/x86/boot/bzImage"
 }
 
+# The guest's root: busybox, /bench/init, our helpers, iproute2's rdma and
+# the libibverbs providers, with the libraries ldd lists.  (The tests' guest
+# boots with virtme-ng on the host's root; this one is kept minimal and
+# booted without it, so that TCG timings and -icount see nothing else.)
 build_initramfs() {
-	local base=$K/ours/initramfs-release.cpio.gz root=$K/overlay.d lib shared
-	[ -f "$K/ours/obj-release/.config" ] || die "bench: build the ours kernel first"
-	BUILD=$K/ours bash "$HARNESS/initramfs.sh" release
+	local root=$K/initramfs.d shared=$HARNESS/guest/src/lib f a
 	rm -rf "$root"
-	mkdir -p "$root/bench" "$root/bin"
+	mkdir -p "$root"/{bin,bench,proc,sys,dev,tmp}
+	cp /bin/busybox "$root/bin/busybox"
+	for a in $(busybox --list); do ln -sf busybox "$root/bin/$a"; done
 	install -m 755 "$BENCHDIR/guest/init" "$root/bench/init"
-	shared=$HARNESS/guest/src/lib	# helpers shared with the guest's C tools
 	gcc -O2 -Wall -Werror -static -I "$shared" -o "$root/bin/rcgbench" \
 		"$BENCHDIR/guest/rcgbench.c" "$shared/util.c"
 	gcc -O2 -Wall -Werror -o "$root/bin/rcgbench_pd" "$BENCHDIR/guest/rcgbench_pd.c" -libverbs
-	# rcgbench_pd uses the libraries the harness's guest has for the verbs tools.
-	for lib in $(ldd "$root/bin/rcgbench_pd" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p'); do
-		[ -e "$K/ours/initramfs-release.d$lib" ] || die "bench: the guest lacks $lib"
+	set -- "$(command -v rdma)" /etc/libibverbs.d/{siw,rxe}.driver \
+		/usr/lib/x86_64-linux-gnu/libibverbs/lib{siw,rxe}-rdmav34.so
+	for f in "$@" $(ldd "$root/bin/rcgbench_pd" "$@" 2>/dev/null |
+		sed -n -e 's/.*=> \(\/[^ ]*\) .*/\1/p' -e 's/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p'); do
+		mkdir -p "$root$(dirname "$f")"
+		cp -L "$f" "$root$f"
 	done
 	(cd "$root" && find . -print0 | LC_ALL=C sort -z |
-		cpio --null -o -H newc -R 0:0 --quiet) | gzip -6 >"$K/overlay.cpio.gz"
-	cat "$base" "$K/overlay.cpio.gz" >"$K/initramfs.cpio.gz.tmp"
-	mv "$K/initramfs.cpio.gz.tmp" "$K/initramfs.cpio.gz"
+		cpio --null -o -H newc -R 0:0 --quiet) | gzip -6 >"$K/initramfs.cpio.gz"
 	say "bench: $K/initramfs.cpio.gz ($(du -h "$K/initramfs.cpio.gz" | cut -f1))"
 }
 

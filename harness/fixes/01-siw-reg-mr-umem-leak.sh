@@ -24,10 +24,10 @@ KML=/sys/kernel/debug/kmemleak
 TMP=${TMPDIR:-/tmp}/fix01.$$
 MIN_AGE=6	# kmemleak reports nothing younger than 5 s
 
-. /lib/harness/tap.sh
-. /lib/harness/kmemleak.sh
-. /lib/harness/wait.sh
-. /lib/harness/failslab.sh
+. "$HLIB/tap.sh"
+. "$HLIB/kmemleak.sh"
+. "$HLIB/wait.sh"
+. "$HLIB/failslab.sh"
 
 worker=
 # shellcheck disable=SC2317 # called by the EXIT trap

@@ -20,8 +20,8 @@ DEV=${DEV:-siw0}
 TMP=${TMPDIR:-/tmp}/fix02.$$
 MARK="fix02: start $$"
 
-. /lib/harness/tap.sh
-. /lib/harness/rdmacg.sh
+. "$HLIB/tap.sh"
+. "$HLIB/rdmacg.sh"
 
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() { rm -rf "$TMP"; }

@@ -25,9 +25,9 @@ TMP=${TMPDIR:-/tmp}/fix03.$$
 MIN_AGE=6	# kmemleak reports nothing younger than 5 s
 TSLAB=/sys/kernel/slab/task_struct
 
-. /lib/harness/tap.sh
-. /lib/harness/kmemleak.sh
-. /lib/harness/wait.sh
+. "$HLIB/tap.sh"
+. "$HLIB/kmemleak.sh"
+. "$HLIB/wait.sh"
 
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {

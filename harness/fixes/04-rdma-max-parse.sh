@@ -18,7 +18,7 @@ CGROOT=/sys/fs/cgroup
 CG=$CGROOT/fix04
 START="$DEV hca_handle=7 hca_object=9"
 
-. /lib/harness/tap.sh
+. "$HLIB/tap.sh"
 
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() { rmdir "$CG" 2>/dev/null; }

@@ -19,8 +19,8 @@ CGROOT=/sys/fs/cgroup
 CG=$CGROOT/fix05
 TMP=${TMPDIR:-/tmp}/fix05.$$
 
-. /lib/harness/tap.sh
-. /lib/harness/wait.sh
+. "$HLIB/tap.sh"
+. "$HLIB/wait.sh"
 
 worker=
 # shellcheck disable=SC2317 # called by the EXIT trap

@@ -22,9 +22,9 @@ P=$CGROOT/fix06
 TMP=${TMPDIR:-/tmp}/fix06.$$
 MARK="fix06: start $$"
 
-. /lib/harness/tap.sh
-. /lib/harness/wait.sh
-. /lib/harness/rdmacg.sh
+. "$HLIB/tap.sh"
+. "$HLIB/wait.sh"
+. "$HLIB/rdmacg.sh"
 
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {

@@ -24,9 +24,9 @@
 # the RDMA connection manager for that, and the CM cannot resolve loopback
 # addresses on siw.
 
-. /lib/harness/wait.sh
-. /lib/harness/verbs.sh
-. /lib/harness/runc.sh
+. "$HLIB/wait.sh"
+. "$HLIB/verbs.sh"
+. "$HLIB/runc.sh"
 
 CG=/sys/fs/cgroup/demo
 CTR=demo-ctr			# the container, and its cgroup below the root
@@ -287,7 +287,7 @@ expect "the container exited with verbs_probe's status 1 and its cgroup is gone"
 	"1 gone" "$rc $([ -d /sys/fs/cgroup/$CTR ] && echo still there || echo gone)"
 
 step "11. The kernel logged no warning, bug or oops meanwhile"
-dmesg | grep -E -f /lib/harness/splat.ere >$T/splats
+dmesg | grep -E -f "$HLIB/splat.ere" >$T/splats
 expect "no kernel splat in dmesg" "" "$(head -n3 $T/splats | tr '\n' '|')"
 
 echo

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# failslab helpers, sourced (". /lib/harness/failslab.sh") by the tests
+# failslab helpers, sourced (`. "$HLIB/failslab.sh"`) by the tests
 # that make chosen slab allocations fail; not a test itself.  They save
 # the knobs to $TMP/failslab.saved and put them back at the end.
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# kmemleak helpers, sourced (". /lib/harness/kmemleak.sh") by the guest
-# tests in /tests, which busybox sh runs; not a test itself.
+# kmemleak helpers, sourced (`. "$HLIB/kmemleak.sh"`) by the guest
+# tests, which busybox sh runs; not a test itself.
 #
 # Every helper expects the caller to have set KML to the kmemleak file
 # (/sys/kernel/debug/kmemleak).  The caller also keeps MIN_AGE (6: kmemleak

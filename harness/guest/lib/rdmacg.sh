@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Helpers for the guest tests that check the rdma controller's counters,
-# sourced (". /lib/harness/rdmacg.sh") by the guest tests in /tests, which
-# busybox sh runs; not a test itself.  Variables of the helpers are
+# sourced (`. "$HLIB/rdmacg.sh"`) by the guest tests, which busybox
+# sh runs; not a test itself.  Variables of the helpers are
 # prefixed with their initials: the shell has no local variables.
 
 # rdmacg_check_lines ROOT DEV FILE DEFAULT [REL=VALUE]...: every cgroup
@@ -91,5 +91,5 @@ rdmacg_check() {
 # there are any.
 rdmacg_splats() {
 	dmesg | sed -n "/$1/,\$p" >"$2"
-	grep -E -f /lib/harness/splat.ere "$2" >"$2.splat"
+	grep -E -f "$HLIB/splat.ere" "$2" >"$2.splat"
 }

@@ -1,11 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
-# runc helpers, sourced (". /lib/harness/runc.sh") by the demo and the
-# guest tests; not a test itself.  Needs /lib/harness/verbs.sh.
+# runc helpers, sourced (`. "$HLIB/runc.sh"`) by the demo and the
+# guest tests; not a test itself.  Needs verbs.sh.
 #
-# The containers' root is /ctr/rootfs, made by harness/initramfs.sh:
+# The containers' root is $GUEST/ctr/rootfs, made by harness/guest.sh:
 # busybox-static and verbs_probe with libibverbs and the siw and rxe
-# providers.  The guest's root is the initramfs, which cannot be
-# pivot_root'ed: hence `runc run --no-pivot`.
+# providers, run with `runc run --no-pivot`.
 #
 # RUNTIME: the OCI runtime that runc_start and runc_cleanup run, runc
 # unless set; crun (84-crun.sh) takes the same `run --no-pivot --bundle`
@@ -48,7 +47,7 @@ EOF
 		"cwd": "/",
 		"noNewPrivileges": true
 	},
-	"root": { "path": "/ctr/rootfs", "readonly": true },
+	"root": { "path": "$GUEST/ctr/rootfs", "readonly": true },
 	"hostname": "ctr",
 	"mounts": [
 		{ "destination": "/proc", "type": "proc", "source": "proc" },
@@ -179,7 +178,7 @@ ctr_stop() {
 #   "rdma.mr_mem.max": "DEV 64K", "rdma.max": "DEV hca_handle=1 hca_object=3"
 # and that runs `verbs_probe -k DEV pd mr=48K mr=32K wait`, its output in
 # OUT: the limits RUNTIME wrote, the 32 KiB MR refused with EAGAIN, the
-# usage and the refusal counted.  Needs /lib/harness/tap.sh.
+# usage and the refusal counted.  Needs tap.sh.
 unified_mr_checks() {
 	check "$1 wrote rdma.mr_mem.max and rdma.max" \
 		"$DEV 65536|$DEV hca_handle=1 hca_object=3" \

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# TAP helpers, sourced (". /lib/harness/tap.sh") by the guest tests in
-# /tests, which busybox sh runs; not a test itself.  They count the tests
+# TAP helpers, sourced (`. "$HLIB/tap.sh"`) by the guest tests,
+# which busybox sh runs; not a test itself.  They count the tests
 # in n and set failed to 1 on a failure, for the caller's `exit "$failed"`.
 
 n=0

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# Verbs helpers, sourced (". /lib/harness/verbs.sh") by the demo and the
+# Verbs helpers, sourced (`. "$HLIB/verbs.sh"`) by the demo and the
 # guest tests; not a test itself.
 
 # uverbs_dev DEV: "NAME MAJOR MINOR" of the uverbs character device of

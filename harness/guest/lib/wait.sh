@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# Waiting for a state, sourced (". /lib/harness/wait.sh") by the demo and
+# Waiting for a state, sourced (`. "$HLIB/wait.sh"`) by the demo and
 # the guest tests; not a test itself.
 
 # wait_for SECONDS CMD...: run CMD every 0.1 s until it succeeds; return 1

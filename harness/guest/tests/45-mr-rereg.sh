@@ -12,7 +12,7 @@ DEV=rxe0
 CGROOT=/sys/fs/cgroup
 CG=$CGROOT/mr-rereg
 
-. /lib/harness/tap.sh
+. "$HLIB/tap.sh"
 
 created=0
 # shellcheck disable=SC2317 # called by the EXIT trap

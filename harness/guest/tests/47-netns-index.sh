@@ -6,7 +6,7 @@
 # when ib_core keeps devices in one namespace each (netns mode
 # "exclusive"): this test switches to it, creates a soft-RoCE device
 # "dup0" on lo, moves it into a new network namespace, renames the
-# soft-iWARP device siw0 that /init made on lo to "dup0" in the initial
+# soft-iWARP device siw0 that guest/init made on lo to "dup0" in the initial
 # one (siw takes one device per network device; without siw0 it creates
 # one), and checks
 #   - rdma.max, rdma.current, rdma.events and rdma.mr_mem.max key both
@@ -26,7 +26,7 @@ CG=$CGROOT/netns-index
 NS=rdmacg-index
 NSFILE=/run/netns/$NS
 
-. /lib/harness/tap.sh
+. "$HLIB/tap.sh"
 
 renamed=0
 # shellcheck disable=SC2317 # called by the EXIT trap

@@ -39,9 +39,9 @@ TMP=${TMPDIR:-/tmp}/50-stress.$$
 MIN_AGE=6	# kmemleak reports nothing younger than 5 s
 MAX_LOOP=100000	# count bound of every loop, besides the time bound
 
-. /lib/harness/tap.sh
-. /lib/harness/kmemleak.sh
-. /lib/harness/rdmacg.sh
+. "$HLIB/tap.sh"
+. "$HLIB/kmemleak.sh"
+. "$HLIB/rdmacg.sh"
 
 # Seconds since boot, without a fork.
 now() {

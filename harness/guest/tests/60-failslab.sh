@@ -43,10 +43,10 @@ MIN_AGE=6	# kmemleak reports nothing younger than 5 s
 MAX_NTH=12	# no operation here makes that many allocations in rdma.c
 MAX_NTH_REG_MR=60	# nor ib_uverbs_reg_mr() (siw: some 10)
 
-. /lib/harness/tap.sh
-. /lib/harness/kmemleak.sh
-. /lib/harness/rdmacg.sh
-. /lib/harness/failslab.sh
+. "$HLIB/tap.sh"
+. "$HLIB/kmemleak.sh"
+. "$HLIB/rdmacg.sh"
+. "$HLIB/failslab.sh"
 
 rxe_added=0
 # shellcheck disable=SC2317 # called by the EXIT trap

@@ -40,7 +40,7 @@ OPEN=$CGROOT/deleg-open		# a sibling whose cgroup.procs it owns
 TMP=${TMPDIR:-/tmp}/70-delegation.$$
 LIMIT="$DEV hca_handle=2 hca_object=3"
 
-. /lib/harness/tap.sh
+. "$HLIB/tap.sh"
 
 # as_user [-g CGROUP] [-N] CMD...: run CMD as uid/gid $U, placed by root in
 # CGROUP first, in a new cgroup namespace with -N.

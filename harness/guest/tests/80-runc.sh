@@ -32,10 +32,10 @@ CG=/sys/fs/cgroup/$CTR
 TMP=${TMPDIR:-/tmp}/80-runc.$$
 PLAN=16
 
-. /lib/harness/tap.sh
-. /lib/harness/wait.sh
-. /lib/harness/verbs.sh
-. /lib/harness/runc.sh
+. "$HLIB/tap.sh"
+. "$HLIB/wait.sh"
+. "$HLIB/verbs.sh"
+. "$HLIB/runc.sh"
 
 # The line of DEV in file $1.
 line() { grep "^$DEV " "$1"; }

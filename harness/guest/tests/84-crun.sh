@@ -58,13 +58,13 @@ PLAN=23
 RUNTIME=crun
 
 # shellcheck source=harness/guest/lib/tap.sh
-. /lib/harness/tap.sh
+. "$HLIB/tap.sh"
 # shellcheck source=harness/guest/lib/wait.sh
-. /lib/harness/wait.sh
+. "$HLIB/wait.sh"
 # shellcheck source=harness/guest/lib/verbs.sh
-. /lib/harness/verbs.sh
+. "$HLIB/verbs.sh"
 # shellcheck source=harness/guest/lib/runc.sh
-. /lib/harness/runc.sh
+. "$HLIB/runc.sh"
 
 # has FILE: "FILE" if the container's cgroup has it, "no FILE" if not.
 has() { if [ -e "$CG/$1" ]; then echo "$1"; else echo "no $1"; fi; }

@@ -4,7 +4,7 @@
 # The documentation's examples, run as written.  harness/docexamples.py
 # turned every shell example ("# command" and the output it shows) of the
 # RDMA section of cgroup-v2.rst and of the repository's operators' guide
-# (docs/rdma-cgroup-guide.rst) into the scripts in /lib/harness/docex; each command
+# (docs/rdma-cgroup-guide.rst) into the scripts in $GUEST/docex; each command
 # is one TAP test that compares its output, exactly, with the text of the
 # document.  The documents promise a machine whose only RDMA device is a
 # soft-RoCE device rxe0: siw0 is deleted for the test and rxe0 made on lo,
@@ -13,10 +13,10 @@
 #          (the section's file names are relative);
 #   guide  from /, as the guide makes and removes its cgroup itself.
 
-DOCEX=/lib/harness/docex
+DOCEX=$GUEST/docex
 CG=/sys/fs/cgroup/docex-v2
 
-. /lib/harness/tap.sh
+. "$HLIB/tap.sh"
 
 
 made_siw=

@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build what the test guest runs besides the host's own programs:
+#   harness/guest.sh release|debug|kcsan  ->  build/BASE/guest/, build/BASE/selftests-FLAVOUR/
+# The guest boots on the host's root (virtme-ng, harness/boot.sh) and finds
+# everything there: busybox's applets in guest/bb (the shell and tools the
+# tests were written for, ahead of the host's in the guest's PATH), our C and
+# Go helpers in guest/bin, the documentation's examples in guest/docex, the
+# kselftest test_rdma in selftests-FLAVOUR.  No tool does the one part kept
+# from the old initramfs: guest/ctr/rootfs, the root of the containers that
+# runc and crun start (busybox and verbs_probe with the libraries ldd lists
+# and the siw and rxe providers).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+take_lock
+
+flavour=${1:-}
+case "$flavour" in release | debug | kcsan) ;; *) die "usage: guest.sh release|debug|kcsan" ;; esac
+OBJ=$BUILD/obj-$flavour
+[ -f "$OBJ/.config" ] || die "$OBJ is not configured: run harness/kernel.sh $flavour first"
+G=$BUILD/guest
+rm -rf "$G"
+mkdir -p "$G/bin" "$G/bb"
+busybox --install -s "$G/bb"
+python3 "$HARNESS/docexamples.py" "$G/docex" "$SRC"
+
+# every C tool is built with the helpers it shares with the others
+GUEST_LIB=$HARNESS/guest/src/lib
+for c in "$HARNESS"/guest/src/*.c "$HARNESS"/guest/demo/*.c; do
+	name=$(basename "$c" .c)
+	flags=()
+	[ -f "${c%.c}.flags" ] && read -r -a flags <"${c%.c}.flags"
+	gcc -O2 -Wall -Werror -I "$GUEST_LIB" -o "$G/bin/$name" "$c" "$GUEST_LIB/util.c" "${flags[@]}"
+done
+# Go helpers, against the Go sources Debian packages (runc's libcontainer:
+# golang-github-opencontainers-runc-dev), without modules or network
+for g in "$HARNESS"/guest/src/*.go; do
+	GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= CGO_ENABLED=0 GOCACHE=$BUILD/gocache \
+		go build -o "$G/bin/$(basename "$g" .go)" "$g"
+done
+
+# copy_file PATH: PATH under the containers' root, with the libraries it needs
+CTR=$G/ctr/rootfs
+copy_file() {
+	local lib
+	[ -e "$CTR$1" ] && return 0
+	mkdir -p "$CTR$(dirname "$1")"
+	cp -L "$1" "$CTR$1"
+	# "libx.so => /path (0x..)" and "/lib64/ld-linux-x86-64.so.2 (0x..)"
+	for lib in $(ldd "$1" 2>/dev/null | sed -n -e 's/.*=> \(\/[^ ]*\) .*/\1/p' -e 's/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p'); do
+		copy_file "$lib"
+	done
+}
+mkdir -p "$CTR"/{bin,proc,sys,dev,tmp}
+cp /bin/busybox "$CTR/bin/busybox"
+for a in $(busybox --list); do ln -sf busybox "$CTR/bin/$a"; done
+(cd "$G/bin" && copy_file "$PWD/verbs_probe")
+mv "$CTR$G/bin/verbs_probe" "$CTR/bin/verbs_probe"
+for drv in siw rxe; do
+	copy_file /etc/libibverbs.d/$drv.driver
+	copy_file /usr/lib/x86_64-linux-gnu/libibverbs/lib$drv-rdmav34.so
+done
+
+# kselftest test_rdma, built with the kernel's own selftests Makefile
+out=$BUILD/selftests-$flavour
+mkdir -p "$out"
+make -C "$SRC" O="$OBJ" ARCH=x86_64 headers_install >/dev/null
+make -C "$SRC/tools/testing/selftests/cgroup" OUTPUT="$out" \
+	KHDR_INCLUDES="-isystem $OBJ/usr/include" "$out/test_rdma"
+say "guest: $G, $out/test_rdma"
