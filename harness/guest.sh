@@ -39,27 +39,13 @@ for g in "$HARNESS"/guest/src/*.go; do
 		go build -o "$G/bin/$(basename "$g" .go)" "$g"
 done
 
-# copy_file PATH: PATH under the containers' root, with the libraries it needs
+# the containers' root
 CTR=$G/ctr/rootfs
-copy_file() {
-	local lib
-	[ -e "$CTR$1" ] && return 0
-	mkdir -p "$CTR$(dirname "$1")"
-	cp -L "$1" "$CTR$1"
-	# "libx.so => /path (0x..)" and "/lib64/ld-linux-x86-64.so.2 (0x..)"
-	for lib in $(ldd "$1" 2>/dev/null | sed -n -e 's/.*=> \(\/[^ ]*\) .*/\1/p' -e 's/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p'); do
-		copy_file "$lib"
-	done
-}
-mkdir -p "$CTR"/{bin,proc,sys,dev,tmp}
-cp /bin/busybox "$CTR/bin/busybox"
-for a in $(busybox --list); do ln -sf busybox "$CTR/bin/$a"; done
-(cd "$G/bin" && copy_file "$PWD/verbs_probe")
-mv "$CTR$G/bin/verbs_probe" "$CTR/bin/verbs_probe"
-for drv in siw rxe; do
-	copy_file /etc/libibverbs.d/$drv.driver
-	copy_file /usr/lib/x86_64-linux-gnu/libibverbs/lib$drv-rdmav34.so
-done
+busybox_root "$CTR"
+mkdir -p "$CTR"/{proc,sys,dev,tmp}
+cp "$G/bin/verbs_probe" "$CTR/bin/"
+cp -L --parents /etc/libibverbs.d/{siw,rxe}.driver "$PROVIDERS"/lib{siw,rxe}-rdmav34.so "$CTR"
+copy_libs "$CTR" "$CTR/bin/verbs_probe" "$PROVIDERS"/lib{siw,rxe}-rdmav34.so
 
 # kselftest test_rdma, built with the kernel's own selftests Makefile
 out=$BUILD/selftests-$flavour

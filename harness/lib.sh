@@ -43,6 +43,9 @@ export KBUILD_BUILD_USER=harness KBUILD_BUILD_HOST=qemu
 export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
 JOBS=${JOBS:-$(nproc)}
 
+# libibverbs' providers of the soft devices (siw, rxe) live here
+PROVIDERS=/usr/lib/x86_64-linux-gnu/libibverbs
+
 # Folders of the repository that hold in-tree kernel files.
 OVERLAY_DIRS=(kernel include drivers tools Documentation)
 
@@ -144,6 +147,27 @@ config_mismatches() {
 			grep -qxF "$sym=$val" "$config" && continue
 		fi
 		echo "$sym $val $(grep -E "^(# )?$sym[= ]" "$config" || echo nothing)"
+	done
+}
+
+# busybox_root ROOT: busybox and its applets in ROOT/bin, for a guest or
+# container root of our own
+busybox_root() {
+	local a
+	mkdir -p "$1/bin"
+	cp /bin/busybox "$1/bin/busybox"
+	for a in $(busybox --list); do ln -sf busybox "$1/bin/$a"; done
+}
+
+# copy_libs ROOT FILE...: the libraries ldd lists for the FILEs (every
+# one they need, and the loader), at their own paths under ROOT
+copy_libs() {
+	local root=$1 f
+	shift
+	for f in $(ldd "$@" 2>/dev/null | sort -u |
+		sed -n -e 's/.*=> \(\/[^ ]*\) .*/\1/p' -e 's/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p'); do
+		mkdir -p "$root$(dirname "$f")"
+		cp -L "$f" "$root$f"
 	done
 }
 

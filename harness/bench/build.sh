@@ -209,22 +209,17 @@ build_kernel() {
 # boots with virtme-ng on the host's root; this one is kept minimal and
 # booted without it, so that TCG timings and -icount see nothing else.)
 build_initramfs() {
-	local root=$K/initramfs.d shared=$HARNESS/guest/src/lib f a
+	local root=$K/initramfs.d shared=$HARNESS/guest/src/lib
 	rm -rf "$root"
-	mkdir -p "$root"/{bin,bench,proc,sys,dev,tmp}
-	cp /bin/busybox "$root/bin/busybox"
-	for a in $(busybox --list); do ln -sf busybox "$root/bin/$a"; done
+	busybox_root "$root"
+	mkdir -p "$root"/{bench,proc,sys,dev,tmp}
 	install -m 755 "$BENCHDIR/guest/init" "$root/bench/init"
 	gcc -O2 -Wall -Werror -static -I "$shared" -o "$root/bin/rcgbench" \
 		"$BENCHDIR/guest/rcgbench.c" "$shared/util.c"
 	gcc -O2 -Wall -Werror -o "$root/bin/rcgbench_pd" "$BENCHDIR/guest/rcgbench_pd.c" -libverbs
-	set -- "$(command -v rdma)" /etc/libibverbs.d/{siw,rxe}.driver \
-		/usr/lib/x86_64-linux-gnu/libibverbs/lib{siw,rxe}-rdmav34.so
-	for f in "$@" $(ldd "$root/bin/rcgbench_pd" "$@" 2>/dev/null |
-		sed -n -e 's/.*=> \(\/[^ ]*\) .*/\1/p' -e 's/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p'); do
-		mkdir -p "$root$(dirname "$f")"
-		cp -L "$f" "$root$f"
-	done
+	cp -L --parents "$(command -v rdma)" /etc/libibverbs.d/{siw,rxe}.driver \
+		"$PROVIDERS"/lib{siw,rxe}-rdmav34.so "$root"
+	copy_libs "$root" "$root/bin/rcgbench_pd" "$(command -v rdma)" "$PROVIDERS"/lib{siw,rxe}-rdmav34.so
 	(cd "$root" && find . -print0 | LC_ALL=C sort -z |
 		cpio --null -o -H newc -R 0:0 --quiet) | gzip -6 >"$K/initramfs.cpio.gz"
 	say "bench: $K/initramfs.cpio.gz ($(du -h "$K/initramfs.cpio.gz" | cut -f1))"
