@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * verbs_worker: charge and uncharge the rdma cgroup controller through
- * libibverbs, for the stress, fault injection and delegation tests.
+ * libibverbs, for the stress and fault injection tests.
  *
  * Usage:
  *   verbs_worker [-d DEV] [-g CGROUP_DIR] loop -t SECONDS [-n MAX_ITER]

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/siw-abi.h>
 
@@ -206,6 +209,33 @@ static int write_file(const char *cgroup, const char *file, const char *s)
 	return ret;
 }
 
+static char old_netns_mode[16];
+
+/*
+ * Undo the same_name test: the device and namespace it made, and the netns
+ * mode (ib_core refuses it while the namespace is still on its way out).
+ */
+static void same_name_cleanup(void)
+{
+	static const char *const undo[] = {
+		"ip netns exec cgt_ns rdma link delete " DEV " 2>/dev/null",
+		"rdma link delete cgt1 2>/dev/null",
+		"ip netns del cgt_ns 2>/dev/null",
+		"ip link del cgt_d 2>/dev/null",
+	};
+	char cmd[64];
+	size_t i;
+
+	if (!old_netns_mode[0])
+		return;
+	for (i = 0; i < ARRAY_SIZE(undo); i++)
+		system(undo[i]);
+	snprintf(cmd, sizeof(cmd), "rdma system set netns %s", old_netns_mode);
+	for (i = 0; i < 50 && system(cmd); i++)
+		usleep(100000);
+	old_netns_mode[0] = '\0';
+}
+
 FIXTURE(rdma) {
 	char root[PATH_MAX];
 	char *cg;
@@ -239,6 +269,7 @@ FIXTURE_TEARDOWN(rdma)
 	if (!self->cg)
 		return;
 	cg_enter_current(self->root);
+	same_name_cleanup();
 	for (i = 0; i < ARRAY_SIZE(children); i++) {
 		snprintf(path, sizeof(path), "%s/%s", self->cg, children[i]);
 		cg_destroy(path);
@@ -386,6 +417,159 @@ TEST_F(rdma, cgroup_gone)
 	ASSERT_TRUE(expect_line(self->cg, "rdma.current", DEV " hca_handle=0 hca_object=0"));
 	ASSERT_TRUE(expect_line(self->cg, "rdma.peak", DEV " hca_handle=1 hca_object=1"));
 	free(c);
+}
+
+#define NOBODY 65534
+
+/*
+ * The delegatee's side of the delegation test, in a child process that
+ * starts in @cg as root: 0, or the step that failed.
+ */
+static int delegatee(const char *cg)
+{
+	char *sub = cg_name(cg, "a");
+	int fd;
+
+	if (!sub || setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY))
+		return 1;
+	if (cg_create(sub) || cg_enter_current(sub) ||
+	    write_file(cg, "cgroup.subtree_control", "+rdma"))
+		return 2;
+	if (write_file(sub, "rdma.max", DEV " hca_object=5") ||
+	    write_file(cg, "rdma.max", DEV " hca_object=5") != -EACCES)
+		return 3;
+	fd = ctx_open();
+	if (fd < 0 || pd_alloc(fd) < 0 || pd_alloc(fd) != -EAGAIN)
+		return 4;
+	if (!expect_line(cg, "rdma.max", DEV " hca_handle=max hca_object=1") ||
+	    !expect_line(cg, "rdma.events.local", EVENTS(0, 0, 1, 0)) ||
+	    !expect_line(sub, "rdma.events.local", EVENTS(0, 0, 0, 1)))
+		return 5;
+	return 0;
+}
+
+/*
+ * A cgroup delegated to an unprivileged user (cgroup-v2.rst,
+ * "Delegation"): the user limits the cgroups it makes below, not its own,
+ * whose limit holds below it.
+ */
+TEST_F(rdma, delegation)
+{
+	static const char *const files[] = { "", "/cgroup.procs",
+					     "/cgroup.subtree_control" };
+	char path[PATH_MAX];
+	struct stat st;
+	int status;
+	size_t i;
+	pid_t pid;
+
+	ASSERT_EQ(0, write_file(self->cg, "rdma.max", DEV " hca_object=1"));
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), "%s%s", self->cg, files[i]);
+		ASSERT_EQ(0, chown(path, NOBODY, NOBODY));
+	}
+	ASSERT_EQ(0, stat(uverbs, &st));
+	ASSERT_EQ(0, chmod(uverbs, 0666));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(cg_enter_current(self->cg) ? 9 : delegatee(self->cg));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	chmod(uverbs, st.st_mode & 07777);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_TRUE(expect_line(self->cg, "rdma.current", DEV " hca_handle=0 hca_object=0"));
+}
+
+/* The index of the device named DEV in network namespace cgt_ns, or -1 */
+static int netns_dev_index(void)
+{
+	FILE *f = popen("ip netns exec cgt_ns rdma dev show " DEV, "r");
+	int idx = -1;
+
+	if (f) {
+		if (fscanf(f, "%d:", &idx) != 1)
+			idx = -1;
+		pclose(f);
+	}
+	return idx;
+}
+
+/* Whether @file of @cgroup has the line @fmt, made with the two indexes */
+static bool has_line(const char *cgroup, const char *file, const char *fmt,
+		     int a, int b)
+{
+	char want[256];
+
+	snprintf(want, sizeof(want), fmt, a, b);
+	if (!cg_read_strstr(cgroup, file, want))
+		return true;
+	ksft_print_msg("%s: no \"%s\"\n", file, want);
+	return false;
+}
+
+/* A write of hca_handle=1 for the device of index @idx */
+static bool write_index(const char *cgroup, int idx)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), DEV " index=%d hca_handle=1", idx);
+	return !write_file(cgroup, "rdma.max", buf);
+}
+
+/*
+ * Two devices of one name, one in another network namespace (netns mode
+ * exclusive): the files key them "DEV index=N", a write without the index
+ * fails with ENOTUNIQ, and once one is gone the name alone works again.
+ */
+TEST_F(rdma, same_name)
+{
+	static const char *const make[] = {
+		"ip netns add cgt_ns",
+		"ip link add cgt_d type dummy",
+		"rdma link add cgt1 type rxe netdev cgt_d",
+	};
+	const char *cg = self->cg;
+	char mode[sizeof(old_netns_mode)] = "";
+	int i0 = dev_index, i1;
+	size_t i;
+	FILE *f;
+
+	f = popen("rdma system show", "r");
+	ASSERT_NE(NULL, f);
+	if (fscanf(f, "netns %15s", mode) != 1)
+		mode[0] = '\0';
+	pclose(f);
+	if (!mode[0] || system("rdma system set netns exclusive"))
+		SKIP(return, "no netns mode exclusive");
+	strcpy(old_netns_mode, mode);
+	i = 0;
+	while (i < ARRAY_SIZE(make) && !system(make[i]))
+		i++;
+	ASSERT_EQ(ARRAY_SIZE(make), i) TH_LOG("failed: %s", make[i]);
+	if (system("rdma dev set cgt1 netns cgt_ns"))
+		SKIP(return, "the device cannot move to another network namespace");
+	ASSERT_EQ(0, system("ip netns exec cgt_ns rdma dev set cgt1 name " DEV));
+	i1 = netns_dev_index();
+	ASSERT_LE(0, i1);
+	ASSERT_TRUE(has_line(cg, "rdma.max", DEV " index=%d hca_handle=max hca_object=max", i0, 0));
+	ASSERT_TRUE(has_line(cg, "rdma.current", DEV " index=%d hca_handle=0 hca_object=0", i1, 0));
+	ASSERT_EQ(-ENOTUNIQ, write_file(cg, "rdma.max", DEV " hca_handle=1"));
+	ASSERT_TRUE(has_line(cg, "rdma.max", DEV " index=%d hca_handle=max", i0, 0));
+	ASSERT_TRUE(has_line(cg, "rdma.max", DEV " index=%d hca_handle=max", i1, 0));
+	ASSERT_EQ(-ENODEV, write_file(cg, "rdma.max", DEV " index=100000 hca_handle=1"));
+	ASSERT_TRUE(write_index(cg, i0));
+	ASSERT_TRUE(has_line(cg, "rdma.max", DEV " index=%d hca_handle=1", i0, 0));
+	ASSERT_TRUE(has_line(cg, "rdma.max", DEV " index=%d hca_handle=max", i1, 0));
+	ASSERT_EQ(0, cg_enter_current(cg));
+	ASSERT_LE(0, ctx_open());
+	ASSERT_EQ(-EAGAIN, ctx_open());
+	ASSERT_TRUE(has_line(cg, "rdma.events.local", DEV " index=%d hca_handle.max=1 ", i0, 0));
+	ASSERT_TRUE(has_line(cg, "rdma.events.local", DEV " index=%d hca_handle.max=0 ", i1, 0));
+	ASSERT_EQ(0, system("ip netns exec cgt_ns rdma link delete " DEV));
+	ASSERT_TRUE(expect_line(cg, "rdma.max", DEV " hca_handle=1 hca_object=max"));
+	ASSERT_EQ(0, write_file(cg, "rdma.max", DEV " hca_handle=max"));
 }
 
 /* The limits of a device go with it, and do not come back with it */
