@@ -17,7 +17,7 @@ Python) are not run.  A script runs the commands of its document in order,
 in one shell, so that "cd" and moves between cgroups carry over; each
 command is one TAP test that compares its standard output and error with
 the output shown.  guest/tests/86-doc-examples.sh sources the scripts, in
-a shell that has /lib/harness/tap.sh; the "# plan N" line says how many
+a shell that has sourced "$HLIB/tap.sh"; the "# plan N" line says how many
 tests a script makes.
 """
 import os

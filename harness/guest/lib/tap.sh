@@ -10,6 +10,8 @@ pass() { n=$((n + 1)); echo "ok $n $1"; }
 # fail NAME: "not ok N NAME", and the test's exit status becomes 1.
 # shellcheck disable=SC2034 # failed is read by the sourcing test
 fail() { n=$((n + 1)); echo "not ok $n $1"; failed=1; }
+# result OK NAME: pass NAME if OK is 1, else fail it.
+result() { if [ "$1" = 1 ]; then pass "$2"; else fail "$2"; fi; }
 # skip NAME REASON: "ok N NAME # SKIP REASON".
 skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
 # diag: standard input as TAP diagnostics, each line prefixed with "# ".

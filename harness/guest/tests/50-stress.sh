@@ -319,11 +319,8 @@ ctx=$(sum ctx) pd=$(sum pd) cq=$(sum cq) mr=$(sum mr)
 iters=$(awk -F'[ =]' '/^verbs_worker: iter=/ { t += $3 } END { print t + 0 }' "$TMP"/worker.*)
 refused=$(echo "$ctx $pd $cq $mr" | awk '{ for (i = 1; i <= NF; i++) { split($i, v, "/"); t += v[2] } print t + 0 }')
 mr_bytes=$(awk '/^verbs_worker: iter=/ { for (i = 1; i <= NF; i++) if ($i ~ /^mr_bytes=/) t += substr($i, 10) } END { printf "%d", t }' "$TMP"/worker.*)
-if [ "$ok2" = 1 ] && [ "$iters" -gt 0 ] && [ "$refused" -gt 0 ]; then
-	pass "4 workers, $iters iterations in ${elapsed}s: only successes, EAGAIN refusals ($refused) and device-gone errors"
-else
-	fail "4 workers, $iters iterations in ${elapsed}s: only successes, EAGAIN refusals ($refused) and device-gone errors"
-fi
+[ "$iters" -gt 0 ] && [ "$refused" -gt 0 ] || ok2=0
+result "$ok2" "4 workers, $iters iterations in ${elapsed}s: only successes, EAGAIN refusals ($refused) and device-gone errors"
 echo "# ok/EAGAIN/device-gone: contexts $ctx, PDs $pd, CQs $cq, MRs $mr ($mr_bytes bytes registered)"
 # refusals at S's limits and below, of the last device (re-adds start over)
 echo "# $S/rdma.events: $(grep "^$DEV " "$S/rdma.events")"
@@ -342,11 +339,7 @@ grep -q ' add_failed=0 ' "$TMP/device.count" || ok3=0
 grep -q ' rmdir=[1-9]' "$TMP/churn.count" || ok3=0
 [ -s "$TMP/errors" ] && diag <"$TMP/errors"
 [ -s "$TMP/device.err" ] && head -n 5 "$TMP/device.err" | diag
-if [ "$ok3" = 1 ]; then
-	pass "limits, migrations, cgroup churn, readers and device re-adds ran without unexpected errors"
-else
-	fail "limits, migrations, cgroup churn, readers and device re-adds ran without unexpected errors"
-fi
+result "$ok3" "limits, migrations, cgroup churn, readers and device re-adds ran without unexpected errors"
 
 # 4: every counter is back to 0
 ok4=0
@@ -426,18 +419,12 @@ rdmacg_check "$S" "$DEV" "a/x:1:3" "a/y:2:4" "a:3:7" "b/x:1:6" "b/y:1:4" "b:2:10
 rm -f "$TMP/hold"
 wait
 rdmacg_check "$S" "$DEV" || ok6=0
-if [ "$ok6" = 1 ]; then
-	pass "held charges add up exactly at every level (5 contexts, 17 objects, 233472 MR bytes), and go back to 0"
-else
-	fail "held charges add up exactly at every level (5 contexts, 17 objects, 233472 MR bytes), and go back to 0"
-fi
+result "$ok6" "held charges add up exactly at every level (5 contexts, 17 objects, 233472 MR bytes), and go back to 0"
 
 # 7: removing the whole tree works
-if find "$S" -depth -type d -exec rmdir {} \; && [ ! -d "$S" ]; then
-	pass "the stress cgroups can all be removed"
-else
-	fail "the stress cgroups can all be removed"
-fi
+ok=0
+find "$S" -depth -type d -exec rmdir {} \; && [ ! -d "$S" ] && ok=1
+result "$ok" "the stress cgroups can all be removed"
 
 now
 echo "# $((NOW - START))s since the start"

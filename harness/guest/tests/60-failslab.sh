@@ -208,11 +208,8 @@ if [ "$out" != "ok injected=0" ]; then
 fi
 injected_total=$((injected_total + inj + absorbed))
 what="rdma.max write in a fresh cgroup: $inj faults failing it with ENOMEM, rdma.max unchanged; $absorbed absorbed; then written, and a rewrite allocates nothing"
-if [ "$ok2" = 1 ] && [ "$inj" -ge 1 ]; then
-	pass "$what"
-else
-	fail "$what"
-fi
+[ "$inj" -ge 1 ] || ok2=0
+result "$ok2" "$what"
 find "$FI" -mindepth 1 -depth -type d -exec rmdir {} \;
 
 # sweep_charge PREFIX REFUSED HELD START: the fail-nth sweep of one charge
@@ -275,15 +272,6 @@ sweep_charge() {
 	find "$FI" -mindepth 1 -depth -type d -exec rmdir {} \;
 }
 
-# sweep_result NAME: the TAP result of the last sweep_charge.
-sweep_result() {
-	if [ "$sw_ok" = 1 ]; then
-		pass "$1"
-	else
-		fail "$1"
-	fi
-}
-
 # sweep_check SPECS WHEN: rdmacg_check for the space-separated SPECS, "P"
 # replaced with $sw_p; clears sw_ok if it fails.
 sweep_check() {
@@ -310,7 +298,7 @@ sweep_charge c \
 	'* ctx_ok=0 ctx_err=ENOMEM * injected=1|' \
 	'* ctx_ok=1 ctx_err=none * injected=[01]|P/leaf:1:0 P:1:0 .:1:0' \
 	start_ctx
-sweep_result "context charge in fresh cgroups: $sw_inj faults failing it with ENOMEM (want >= 2: leaf, parent), rdma.current unchanged everywhere; $sw_absorbed absorbed; then charged at 3 levels"
+result "$sw_ok" "context charge in fresh cgroups: $sw_inj faults failing it with ENOMEM (want >= 2: leaf, parent), rdma.current unchanged everywhere; $sw_absorbed absorbed; then charged at 3 levels"
 
 # 4: a PD created after the task moved to fresh cgroups: the context stays
 # charged to base, the PD's charge creates the pools of the new cgroups.
@@ -324,7 +312,7 @@ new_cgroup "$FI/base" &&
 		'* ctx_ok=1 ctx_err=none pd_ok=0 pd_err=ENOMEM * injected=1|base:1:0 .:1:0' \
 		'* ctx_ok=1 ctx_err=none pd_ok=1 pd_err=none * injected=[01]|base:1:0 P/leaf:0:1 P:0:1 .:1:1' \
 		start_pd
-sweep_result "PD charge after migrating to fresh cgroups: $sw_inj faults failing it with ENOMEM (want >= 2: leaf, parent), rdma.current unchanged everywhere; $sw_absorbed absorbed; then charged exactly"
+result "$sw_ok" "PD charge after migrating to fresh cgroups: $sw_inj faults failing it with ENOMEM (want >= 2: leaf, parent), rdma.current unchanged everywhere; $sw_absorbed absorbed; then charged exactly"
 
 # 5: an MR registered after the task moved to fresh cgroups: the context,
 # the PD and a first MR (4096 bytes at offset 100: 8192) stay charged to
@@ -341,7 +329,7 @@ new_cgroup "$FI/base" &&
 		'* ctx_ok=1 ctx_err=none pd_ok=1 pd_err=none * mr_ok=1 mr_err=ENOMEM mr_bytes=8192 injected=1|base:1:2 .:1:2 base=8192 .=8192' \
 		'* ctx_ok=1 ctx_err=none pd_ok=1 pd_err=none * mr_ok=2 mr_err=none mr_bytes=16384 injected=[01]|base:1:2 P/leaf:0:1 P:0:1 .:1:3 base=8192 P/leaf=8192 P=8192 .=16384' \
 		start_mr
-sweep_result "MR registration after migrating to fresh cgroups: $sw_inj faults failing it with ENOMEM (want >= 2: leaf, parent), rdma.current and rdma.mr_mem.current unchanged everywhere; $sw_absorbed absorbed; then charged exactly (8192 bytes)"
+result "$sw_ok" "MR registration after migrating to fresh cgroups: $sw_inj faults failing it with ENOMEM (want >= 2: leaf, parent), rdma.current and rdma.mr_mem.current unchanged everywhere; $sw_absorbed absorbed; then charged exactly (8192 bytes)"
 
 # 6: every allocation of the MR registration path failed in turn: failslab
 # aimed at ib_uverbs_reg_mr() instead of rdma.c.  The worker holds a
@@ -374,7 +362,7 @@ else
 	fs_set require-start "$rstart" && fs_set require-end "$rend"
 	# the errno of each failed registration, counted
 	reg_errs=$(echo "$sw_errs" | tr ' ' '\n' | grep . | sort | uniq -c | awk '{ printf "%s%s x%s", s, $2, $1; s = ", " }')
-	sweep_result "MR registration path: $sw_inj allocations under ib_uverbs_reg_mr() failed in turn (${reg_errs:-none}), rdma.current and rdma.mr_mem.current exactly what the held objects and MR cost at every level after each; $sw_absorbed absorbed; then charged exactly (16384 bytes more)"
+	result "$sw_ok" "MR registration path: $sw_inj allocations under ib_uverbs_reg_mr() failed in turn (${reg_errs:-none}), rdma.current and rdma.mr_mem.current exactly what the held objects and MR cost at every level after each; $sw_absorbed absorbed; then charged exactly (16384 bytes more)"
 fi
 
 # A second device, for the checks after injection.
@@ -406,18 +394,12 @@ else
 fi
 rm -f "$TMP/hold"
 wait
-if [ "$ok7" = 1 ]; then
-	pass "injection off: limit written, 2 contexts and 4 objects charged up to the limit, then EAGAIN"
-else
-	fail "injection off: limit written, 2 contexts and 4 objects charged up to the limit, then EAGAIN"
-fi
+result "$ok7" "injection off: limit written, 2 contexts and 4 objects charged up to the limit, then EAGAIN"
 
 # 8: nothing is charged any more.
-if rdmacg_check "$FI" "$DEV" && { [ ! -d /sys/class/infiniband/rxe0 ] || rdmacg_check "$FI" rxe0; }; then
-	pass "every rdma.current and rdma.mr_mem.current under $FI is 0 once the workers are gone"
-else
-	fail "every rdma.current and rdma.mr_mem.current under $FI is 0 once the workers are gone"
-fi
+ok=0
+rdmacg_check "$FI" "$DEV" && { [ ! -d /sys/class/infiniband/rxe0 ] || rdmacg_check "$FI" rxe0; } && ok=1
+result "$ok" "every rdma.current and rdma.mr_mem.current under $FI is 0 once the workers are gone"
 [ "$rxe_added" = 1 ] && rdma link del rxe0 && rxe_added=0
 
 # 9: kmemleak
