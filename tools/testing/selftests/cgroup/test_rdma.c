@@ -543,7 +543,7 @@ TEST_F(rdma, same_name)
 	pclose(f);
 	if (!mode[0] || system("rdma system set netns exclusive"))
 		SKIP(return, "no netns mode exclusive");
-	strcpy(old_netns_mode, mode);
+	memcpy(old_netns_mode, mode, sizeof(mode));
 	i = 0;
 	while (i < ARRAY_SIZE(make) && !system(make[i]))
 		i++;
