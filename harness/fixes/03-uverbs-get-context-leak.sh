@@ -60,11 +60,7 @@ task_structs() {
 }
 tasks_before=$(task_structs) || tasks_before=
 
-have_kmemleak=0
-if [ -w "$KML" ] && kmemleak_scan; then
-	have_kmemleak=1
-	kmemleak_addrs >"$TMP/before"
-fi
+kmemleak_start
 
 # 2: every refusal is what it should be (EAGAIN, EINVAL on a used fd).
 what="$ITER processes: GET_CONTEXT refused with EAGAIN by hca_handle=1 (ibv_open_device, raw ioctl) and with EINVAL on a used fd, a third object with EAGAIN"
@@ -85,11 +81,7 @@ else
 fi
 
 # 4: no task_struct (or anything else) leaked.
-if [ "$have_kmemleak" != 1 ]; then
-	fail "kmemleak: no new unreferenced objects # $KML not available"
-else
-	kmemleak_tap "$TMP/before" "$TMP/new"
-fi
+kmemleak_end fail
 
 # 5: the task_structs of the processes are freed (through RCU: poll).
 allowed=$((ITER / 2))

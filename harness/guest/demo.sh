@@ -25,7 +25,6 @@
 # addresses on siw.
 
 . "$HLIB/wait.sh"
-. "$HLIB/verbs.sh"
 . "$HLIB/runc.sh"
 
 CG=/sys/fs/cgroup/demo

@@ -85,11 +85,15 @@ rdmacg_check() {
 	return $ck_bad
 }
 
-# rdmacg_splats MARK FILE: writes the kernel log since the line MARK (which
-# the test wrote to /dev/kmsg at its start) to FILE and its suspicious
-# lines (WARNING, BUG, KASAN, lockdep, ...) to FILE.splat; returns 0 if
-# there are any.
-rdmacg_splats() {
+# rdmacg_no_splat MARK FILE: the TAP result "kernel log: no splat" for the
+# kernel log since the line MARK (which the test wrote to /dev/kmsg at its
+# start), kept in FILE; a failure shows its suspicious lines (splat.ere).
+rdmacg_no_splat() {
 	dmesg | sed -n "/$1/,\$p" >"$2"
-	grep -E -f "$HLIB/splat.ere" "$2" >"$2.splat"
+	if grep -E -f "$HLIB/splat.ere" "$2" >"$2.splat"; then
+		fail "kernel log: no splat"
+		head -n 40 "$2.splat" | diag
+	else
+		pass "kernel log: no splat"
+	fi
 }

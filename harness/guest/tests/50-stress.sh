@@ -282,11 +282,7 @@ setup "$S/{a,b}/{x,y} with rdma, limits at three levels" make_tree
 # What kmemleak reported before this test (as of the last scan, made by an
 # earlier test, if any; a scan of 2 GB costs some 15 s under TCG) is not
 # held against it.
-have_kmemleak=0
-if [ -w "$KML" ] && [ -r "$KML" ]; then
-	have_kmemleak=1
-	kmemleak_addrs >"$TMP/kml.before"
-fi
+kmemleak_start
 
 # ---- run ----
 now
@@ -430,22 +426,13 @@ now
 echo "# $((NOW - START))s since the start"
 
 # 8: kmemleak
-if [ "$have_kmemleak" != 1 ]; then
-	skip "kmemleak: no new unreferenced objects" "$KML not available"
-else
-	kmemleak_tap "$TMP/kml.before" "$TMP/kml.new"
-fi
+kmemleak_end skip
 
 now
 echo "# $((NOW - START))s since the start"
 
 # 9: kernel log
-if rdmacg_splats "50-stress: start" "$TMP/dmesg"; then
-	fail "kernel log: no splat"
-	head -n 40 "$TMP/dmesg.splat" | diag
-else
-	pass "kernel log: no splat"
-fi
+rdmacg_no_splat "50-stress: start" "$TMP/dmesg"
 
 echo "# figures: ${elapsed}s; worker iterations $iters; ok/EAGAIN/device-gone: contexts $ctx, PDs $pd, CQs $cq, MRs $mr ($mr_bytes bytes); refusals $refused"
 echo "# figures: $(cat "$TMP/limits.count"); $(cat "$TMP/migrate.count"); $(cat "$TMP/churn.count"); $(cat "$TMP/reader.count"); $(cat "$TMP/device.count")"

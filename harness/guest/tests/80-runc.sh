@@ -34,7 +34,6 @@ PLAN=16
 
 . "$HLIB/tap.sh"
 . "$HLIB/wait.sh"
-. "$HLIB/verbs.sh"
 . "$HLIB/runc.sh"
 
 # The line of DEV in file $1.

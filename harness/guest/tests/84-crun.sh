@@ -61,8 +61,6 @@ RUNTIME=crun
 . "$HLIB/tap.sh"
 # shellcheck source=harness/guest/lib/wait.sh
 . "$HLIB/wait.sh"
-# shellcheck source=harness/guest/lib/verbs.sh
-. "$HLIB/verbs.sh"
 # shellcheck source=harness/guest/lib/runc.sh
 . "$HLIB/runc.sh"
 
