@@ -86,20 +86,14 @@ step() {
 	return $rc
 }
 
-# Which files of the work tree count: OVERLAY=all (default) takes tracked
-# files and untracked ones that are not ignored; OVERLAY=tracked only what
-# git tracks (what a fresh clone has; handy while others have work in progress).
-OVERLAY=${OVERLAY:-all}
-case "$OVERLAY" in
-all) LS_FILES=(--cached --others --exclude-standard) ;;
-tracked) LS_FILES=(--cached) ;;
-*) die "OVERLAY must be all or tracked" ;;
-esac
-
-# Files of the repository under OVERLAY_DIRS that exist in the work tree.
-# Relative paths, sorted.
+# Files of the repository under OVERLAY_DIRS that exist in the work tree,
+# relative paths, sorted: tracked files and untracked ones that are not
+# ignored, or with OVERLAY=tracked only what git tracks (what a fresh clone
+# has; handy while others have work in progress).
 overlay_files() {
-	(cd "$REPO" && git ls-files -z "${LS_FILES[@]}" -- "${OVERLAY_DIRS[@]}" |
+	local ls=(--cached --others --exclude-standard)
+	[ "${OVERLAY:-all}" = tracked ] && ls=(--cached)
+	(cd "$REPO" && git ls-files -z "${ls[@]}" -- "${OVERLAY_DIRS[@]}" |
 		while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\n' "$f"; done | sort -u)
 }
 

@@ -75,6 +75,19 @@ make_work() {
 	[ $n -gt 0 ] || die "no patches in $SERIES"
 }
 
+# ours PATH...: the files of ours at their in-tree paths: the overlay, and
+# those of PATH... that the series adds (pristine has no such file).
+ours() {
+	local f
+	{
+		overlay_files
+		for f in "$@"; do
+			case "$f" in kernel/* | include/* | drivers/* | tools/* | Documentation/*) ;; *) continue ;; esac
+			[ -f "$PRISTINE/$f" ] || echo "$f"
+		done
+	} | LC_ALL=C sort -u
+}
+
 need_work() {
 	[ -d "$WORK/.git" ] || die "run harness/series.sh work first"
 }
@@ -96,13 +109,7 @@ intree() {
 		say "intree: the in-tree files are the $MAIN_BASE series' tip; nothing to compare on $BASE"
 		return 0
 	fi
-	declare -A mirrored=()
-	while IFS= read -r f; do mirrored[$f]=1; done < <(overlay_files)
-	while IFS= read -r f; do
-		case "$f" in kernel/* | include/* | drivers/* | tools/* | Documentation/*) ;; *) continue ;; esac
-		[ -f "$PRISTINE/$f" ] || mirrored[$f]=1
-	done < <(git -C "$WORK" ls-tree -r --name-only HEAD)
-	for f in $(printf '%s\n' "${!mirrored[@]}" | LC_ALL=C sort); do
+	for f in $(ours $(git -C "$WORK" ls-tree -r --name-only HEAD)); do
 		n=$((n + 1))
 		if ! git -C "$WORK" cat-file -e "HEAD:$f" 2>/dev/null; then
 			say "intree: $f is in the repository but no patch of the series has it"
@@ -210,28 +217,10 @@ save() {
 	fi
 	# The tip's version of the files we keep in-tree, and of the files the
 	# series adds; files we kept that the tip no longer has go.
-	declare -A want=()
-	while IFS= read -r f; do want[$f]=1; done < <(OVERLAY=tracked overlay_files)
-	while IFS= read -r f; do
-		case "$f" in kernel/* | include/* | drivers/* | tools/* | Documentation/*) ;; *) continue ;; esac
-		[ -f "$PRISTINE/$f" ] || want[$f]=1
-	done < <(git -C "$GITTREE" diff --name-only "$BASE_TAG" HEAD)
-	for f in "${!want[@]}"; do
-		if git -C "$GITTREE" cat-file -e "HEAD:$f" 2>/dev/null; then
-			mkdir -p "$REPO/$(dirname "$f")"
-			git -C "$GITTREE" show "HEAD:$f" >"$REPO/$f.tmp"
-			if cmp -s "$REPO/$f.tmp" "$REPO/$f"; then
-				rm -f "$REPO/$f.tmp"
-			else
-				mv "$REPO/$f.tmp" "$REPO/$f"
-				say "series-save: updated $f"
-			fi
-		elif [ -e "$REPO/$f" ]; then
-			rm -f "$REPO/$f"
-			say "series-save: removed $f (the series' tip has no such file)"
-		fi
+	for f in $(OVERLAY=tracked ours $(git -C "$GITTREE" diff --name-only "$BASE_TAG" HEAD)); do
+		set_from_git "$GITTREE" HEAD "$f" "$REPO"
 	done
-	say "series-save: review with git status / git diff, then commit"
+	say "series-save: the in-tree files are the tip's; review with git status / git diff, then commit"
 }
 
 case "${1:-}" in
