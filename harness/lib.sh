@@ -92,7 +92,11 @@ step() {
 # has; handy while others have work in progress).
 overlay_files() {
 	local ls=(--cached --others --exclude-standard)
-	[ "${OVERLAY:-all}" = tracked ] && ls=(--cached)
+	case "${OVERLAY:-all}" in
+	all) ;;
+	tracked) ls=(--cached) ;;
+	*) die "OVERLAY must be all or tracked" ;;
+	esac
 	(cd "$REPO" && git ls-files -z "${ls[@]}" -- "${OVERLAY_DIRS[@]}" |
 		while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\n' "$f"; done | sort -u)
 }
@@ -109,7 +113,7 @@ set_from_git() {
 		if ! cmp -s "$tmp" "$root/$rel"; then
 			mkdir -p "$(dirname "$root/$rel")"
 			rm -f "$root/$rel"
-			cp "$tmp" "$root/$rel"
+			cat "$tmp" >"$root/$rel"  # a new file, with the umask's mode
 		fi
 	else
 		rm -f "$root/$rel"

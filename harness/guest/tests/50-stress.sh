@@ -279,9 +279,8 @@ make_tree() {
 }
 setup "$S/{a,b}/{x,y} with rdma, limits at three levels" make_tree
 
-# What kmemleak reported before this test (as of the last scan, made by an
-# earlier test, if any; a scan of 2 GB costs some 15 s under TCG) is not
-# held against it.
+# What kmemleak reports at the start of this test (kmemleak_start scans
+# first) is not held against it.
 kmemleak_start
 
 # ---- run ----

@@ -156,9 +156,8 @@ if [ "$setup_ok" != 1 ]; then
 	exit 1
 fi
 
-# What kmemleak reported before this test (as of the last scan, made by an
-# earlier test, if any; a scan of 2 GB costs some 15 s under TCG) is not
-# held against it.
+# What kmemleak reports at the start of this test (kmemleak_start scans
+# first) is not held against it.
 kmemleak_start
 
 # 2: rdma.max writes that need a new pool.
