@@ -8,18 +8,18 @@ For each patch of build/BASE/patchwork (the series applied with git am):
   - which earlier patches of the series it rewrites: lines that an
     earlier patch added and this one removes or changes (git blame of the
     parent on every removed line).
-A patch of more than LIMIT lines of code (added + removed; default 400),
-or one that rewrites MIN or more lines of one earlier patch (default 20:
-a later patch may add an argument or a field to what an earlier one
-wrote, not redo it), is a finding.  Prints a table and
-the findings; exits 1 if there are findings and --strict is given.
+A patch of more than LIMIT (400) lines of code, added + removed, or one
+that rewrites MIN (20) or more lines of one earlier patch (a later patch
+may add an argument or a field to what an earlier one wrote, not redo
+it), is a finding.  Prints a table and the findings.
 
-    series-form.py WORKDIR BASE_TAG [--limit N] [--min N] [--strict]
+    series-form.py WORKDIR BASE_TAG
 """
 import argparse
 import re
 import subprocess
-import sys
+
+LIMIT, MIN = 400, 20
 
 
 def git(repo, *args):
@@ -50,11 +50,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("repo")
     ap.add_argument("base")
-    ap.add_argument("--limit", type=int, default=400)
-    ap.add_argument("--min", type=int, default=20)
-    ap.add_argument("--strict", action="store_true")
     a = ap.parse_args()
-    repo, base, limit, least, strict = a.repo, a.base, a.limit, a.min, a.strict
+    repo, base, limit, least = a.repo, a.base, LIMIT, MIN
     commits = git(repo, "rev-list", "--reverse", base + "..HEAD").split()
     number = {c: i + 1 for i, c in enumerate(commits)}
     findings = []
@@ -91,7 +88,6 @@ def main():
     for f in findings:
         print("form: " + f)
     print("form: %d patches, %d findings" % (len(commits), len(findings)))
-    sys.exit(1 if strict and findings else 0)
 
 
 if __name__ == "__main__":
