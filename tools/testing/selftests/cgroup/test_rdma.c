@@ -549,8 +549,10 @@ static bool write_index(const char *cgroup, int idx)
  * Two devices of one name, one in another network namespace (netns mode
  * exclusive): the files key them "DEV index=N", a write without the index
  * fails with ENOTUNIQ, and once one is gone the name alone works again.
+ * Some twenty runs of ip and rdma: more than the default 30 s on a slow
+ * (emulated, debug) kernel.
  */
-TEST_F(rdma, same_name)
+TEST_F_TIMEOUT(rdma, same_name, 180)
 {
 	static const char *const make[] = {
 		"ip netns add cgt_ns",
