@@ -42,6 +42,20 @@ static unsigned int dev_index;
 #define EVENTS(hmax, hfail, omax, ofail) \
 	EVENTS_MEM(hmax, hfail, omax, ofail, 0, 0)
 
+/* The index that @cmd, an "rdma dev show" of one device, prints; or -1 */
+static int dev_show_index(const char *cmd)
+{
+	FILE *f = popen(cmd, "r");
+	int idx = -1;
+
+	if (f) {
+		if (fscanf(f, "%d:", &idx) != 1)
+			idx = -1;
+		pclose(f);
+	}
+	return idx;
+}
+
 /*
  * Make the device, unless an earlier test did, and find its index and
  * uverbs file; 0 or -1.
@@ -50,20 +64,17 @@ static int dev_add(void)
 {
 	char path[PATH_MAX], name[64];
 	struct dirent *de;
-	FILE *f;
+	int idx;
 	DIR *d;
 
 	if (access("/sys/class/infiniband/" DEV, F_OK) &&
 	    system("rdma link add " DEV " type siw netdev lo 2>/dev/null") &&
 	    system("rdma link add " DEV " type rxe netdev lo 2>/dev/null"))
 		return -1;
-	f = popen("rdma dev show " DEV, "r");
-	if (!f || fscanf(f, "%u:", &dev_index) != 1) {
-		if (f)
-			pclose(f);
+	idx = dev_show_index("rdma dev show " DEV);
+	if (idx < 0)
 		return -1;
-	}
-	pclose(f);
+	dev_index = idx;
 	d = opendir("/sys/class/infiniband_verbs");
 	if (!d)
 		return -1;
@@ -488,20 +499,6 @@ TEST_F(rdma, delegation)
 	ASSERT_TRUE(expect_line(self->cg, "rdma.current", DEV " hca_handle=0 hca_object=0"));
 }
 
-/* The index of the device named DEV in network namespace cgt_ns, or -1 */
-static int netns_dev_index(void)
-{
-	FILE *f = popen("ip netns exec cgt_ns rdma dev show " DEV, "r");
-	int idx = -1;
-
-	if (f) {
-		if (fscanf(f, "%d:", &idx) != 1)
-			idx = -1;
-		pclose(f);
-	}
-	return idx;
-}
-
 /* Whether @file of @cgroup has the text @fmt, made with @idx, in a line */
 static bool has_line(const char *cgroup, const char *file, const char *fmt,
 		     int idx)
@@ -582,7 +579,7 @@ TEST_F_TIMEOUT(rdma, same_name, 180)
 		SKIP(return, "the device cannot move to another network namespace");
 	ASSERT_EQ(0, ret);
 	ASSERT_EQ(0, system("ip netns exec cgt_ns rdma dev set cgt1 name " DEV));
-	i1 = netns_dev_index();
+	i1 = dev_show_index("ip netns exec cgt_ns rdma dev show " DEV);
 	ASSERT_LE(0, i1);
 	ASSERT_TRUE(has_line(cg, "rdma.max", DEV " index=%d hca_handle=max hca_object=max", i0));
 	ASSERT_TRUE(has_line(cg, "rdma.current", DEV " index=%d hca_handle=0 hca_object=0", i1));
