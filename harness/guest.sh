@@ -22,7 +22,7 @@ G=$BUILD/guest
 rm -rf "$G"
 mkdir -p "$G/bin" "$G/bb"
 busybox --install -s "$G/bb"
-python3 "$HARNESS/docexamples.py" "$G/docex" "$SRC"
+/usr/bin/python3 "$HARNESS/rst.py" examples "$G/docex" "$SRC"
 
 # every C tool is built with the helpers it shares with the others
 GUEST_LIB=$HARNESS/guest/src/lib

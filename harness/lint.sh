@@ -95,7 +95,7 @@ originality_check() {
 # The documentation we own or change, as it stands in build/src.
 docs_check() {
 	# Debian's python3-docutils (deps.sh) belongs to the system python.
-	(cd "$SRC" && /usr/bin/python3 "$HARNESS/rstcheck.py" \
+	(cd "$SRC" && /usr/bin/python3 "$HARNESS/rst.py" check \
 		Documentation/admin-guide/cgroup-v2.rst "$REPO/docs/rdma-cgroup-guide.rst")
 }
 

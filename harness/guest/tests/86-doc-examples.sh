@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The documentation's examples, run as written.  harness/docexamples.py
+# The documentation's examples, run as written.  harness/rst.py
 # turned every shell example ("# command" and the output it shows) of the
 # RDMA section of cgroup-v2.rst and of the repository's operators' guide
 # (docs/rdma-cgroup-guide.rst) into the scripts in $GUEST/docex; each command
