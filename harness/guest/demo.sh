@@ -8,9 +8,12 @@
 # pin as memory regions, and a registration past it is refused; and runc
 # sets that limit for a container through linux.resources.unified.
 #
-# The demo checks itself: every check prints one verdict line, "ok: WHAT" or
-# "FAIL: step N: WHAT: expected 'X', got 'Y'", and the last line is exactly
-# "demo: N passed, M failed", which harness/run.sh reads on the host.
+# The demo checks itself, in TAP: it plans its checks ("1..32"), each prints
+# "ok N step S: WHAT" or "not ok N step S: WHAT: expected 'X', got 'Y'", and
+# the last line is exactly "demo: N passed, M failed", which harness/run.sh
+# reads on the host.  make check runs it too, as one of the guest tests
+# (the runc tests of linux.resources.rdma and .unified are its steps 8 and
+# 10); it then removes what it made.
 #
 # Nothing depends on timing.  The ping-pong server is started first, inside
 # the cgroup: it holds its context and its 4 objects (PD, MR, CQ, QP) while
@@ -36,6 +39,19 @@ T=/tmp/demo
 
 passed=0
 failed=0
+controllers=$(cat /sys/fs/cgroup/cgroup.subtree_control)
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	runc_cleanup $CTR /sys/fs/cgroup/$CTR "$controllers"
+	echo $$ >/sys/fs/cgroup/cgroup.procs
+	[ -d $CG ] && rmdir $CG
+	[ -n "$made_dev" ] && rdma link delete $DEV
+	rm -rf $T
+}
+trap cleanup EXIT
+made_dev=
+echo "TAP version 13"
+echo "1..32"
 
 # step "N. TITLE": a heading; the verdicts that follow name step N
 step() {
@@ -71,10 +87,10 @@ run_in_cg() {
 expect() {
 	if [ "$3" = "$2" ]; then
 		passed=$((passed + 1))
-		echo "ok: step $cur: $1"
+		echo "ok $((passed + failed)) step $cur: $1"
 	else
 		failed=$((failed + 1))
-		echo "FAIL: step $cur: $1: expected '$2', got '$3'"
+		echo "not ok $((passed + failed)) step $cur: $1: expected '$2', got '$3'"
 	fi
 }
 
@@ -96,7 +112,7 @@ result() { echo "$(tr '\n' '|' <"$1" | sed 's/|$//') (exit $2)"; }
 mkdir -p $T
 
 step "1. A soft RDMA device: RoCE (rxe) on the loopback interface"
-show "rdma link add $DEV type rxe netdev lo"
+show "rdma link add $DEV type rxe netdev lo" && made_dev=1
 show "rdma link show"
 show "ibv_devices"
 expect "$DEV is registered" "yes" "$([ -d /sys/class/infiniband/$DEV ] && echo yes || echo no)"
@@ -292,3 +308,4 @@ expect "no kernel splat in dmesg" "" "$(head -n3 $T/splats | tr '\n' '|')"
 echo
 echo "=== demo done ==="
 echo "demo: $passed passed, $failed failed"
+exit "$failed"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # crun (Debian's package, 1.8.1) as the container runtime, with the bundle
-# and the busybox + verbs_probe container of 80-runc.sh
+# and the busybox + verbs_probe container of the demo's runc steps
 # (guest/lib/runc.sh, with RUNTIME=crun).  crun is not
 # runc, and the test asserts what crun 1.8.1 does, which its source
 # (src/libcrun/cgroup-resources.c, cgroup-utils.c) explains:
@@ -37,9 +37,9 @@
 #   A2  linux.resources.rdma as A1: rdma.max stays "max", nothing refused;
 #   A3  the same limit through unified {"rdma.max": "DEV hca_handle=1
 #       hca_object=2"}: it lands, the 2nd context and the 3rd object are
-#       refused with EAGAIN, rdma.current and rdma.events as in 80-runc;
+#       refused with EAGAIN, rdma.current and rdma.events as with runc;
 #   B1  unified {"rdma.mr_mem.max": "DEV 64K", "rdma.max": "DEV
-#       hca_handle=1 hca_object=3"} as 80-runc.sh: the limits land, 48 KiB
+#       hca_handle=1 hca_object=3"} as the demo's runc: the limits land, 48 KiB
 #       registered, 32 KiB refused with EAGAIN,
 #       rdma.mr_mem.current and rdma.events.
 #
@@ -174,7 +174,7 @@ check "the container's rdma.current while it holds" \
 check "the container's rdma.events: one context and one object refused by its limit" \
 	"$DEV hca_handle.max=1 hca_handle.alloc_fail=1 hca_object.max=1 hca_object.alloc_fail=1 mr_mem.max=0 mr_mem.alloc_fail=0" \
 	"$(rc_line "$DEV" "$CG/rdma.events")"
-# runc's `events --stats` reads rdma.max and rdma.current (80-runc.sh);
+# runc's `events --stats` reads rdma.max and rdma.current (demo.sh);
 # crun has no such command: its statistics are the cgroup's files
 timeout 60 crun state "$CTR" >"$TMP/state" 2>&1
 rc=$?
