@@ -3,6 +3,7 @@
 """Judge one guest run from its two logs.
 
   analyze.py --console LOG --results LOG --src TREE [--expect-kunit]
+  analyze.py --console LOG --results LOG --fixes TEST...
 
 console: the kernel console; results: what harness/guest/init wrote to its
 standard output (harness/boot.sh).
@@ -14,6 +15,12 @@ Prints one line per finding and, last, "COUNTS passed failed skipped".
   SKIP reason" skips the whole test), so that one that dies half way fails.
 - Kernel splats anywhere in the console log (lines that are only a copy of
   a test's own output are not scanned).
+--fixes (make fixes-check): instead, one line "RESULT TEST PASS" or
+"RESULT TEST FAIL reason" for each TEST (harness/fixes/NN-name), then the
+details.  A test passes when its section has a plan and as many results,
+all "ok" and none skipped (a skipped check proves nothing), it exited 0,
+and no splat shows between its markers; a splat outside every test's
+markers fails every test (it can not be attributed).
 """
 import argparse, os, re, subprocess, sys
 
@@ -177,14 +184,57 @@ def splats(console, results):
     return found
 
 
+def fixes(console, results, names):
+    """make fixes-check: the verdict of each fix's test (see the top)."""
+    secs, _ = sections(results)
+    own = {l.strip() for s in secs.values() for l in s["lines"] if l.strip()}
+    found, cur, details = {}, None, []
+    for i, l in enumerate(console):
+        m = MARK.search(l)
+        if m:
+            cur = m.group(2) if m.group(1) == "begin" else None
+        elif l.strip() not in own and SPLAT.search(l):
+            found.setdefault(cur, []).append("console:%d: %s" % (i + 1, l))
+    for name in names:
+        s = secs.get(name)
+        if s is None:
+            why = "did not run (the guest crashed, hung or timed out before it)"
+        elif s["rc"] is None:
+            why = "never finished (the guest crashed, hung or timed out in it)"
+        else:
+            why = judge(name, s["rc"], s["plan"], s["seen"], s["fails"], s["skip_all"])
+            if why is None and s["fails"]:
+                why = "%d of %d checks failed" % (s["fails"], s["seen"])
+            if why is None and (s["skips"] or s["skip_all"]):
+                why = "skipped checks prove nothing"
+            if why is None and s["rc"] != 0:
+                why = "exited %d" % s["rc"]
+        if found.get(name):
+            why = (why + "; " if why else "") + "kernel splat during the test: " + \
+                found[name][0].split(": ", 1)[1].strip()
+        if found.get(None):
+            why = (why + "; " if why else "") + "kernel splat outside the tests"
+        print("RESULT %s %s" % (name, "PASS" if why is None else "FAIL " + why))
+        for l in s["lines"] if s else []:
+            if l.startswith("not ok") or (l.startswith("#") and s["fails"]):
+                details.append("%s: %s" % (name, l))
+    for name, lines in found.items():
+        details += ["splat (%s): %s" % (name or "outside the tests", l) for l in lines[:20]]
+    for d in details[:200]:
+        print("  " + d)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--console", required=True)
     ap.add_argument("--results", required=True)
-    ap.add_argument("--src", required=True)
+    ap.add_argument("--src")
     ap.add_argument("--expect-kunit", action="store_true")
+    ap.add_argument("--fixes", nargs="+")
     a = ap.parse_args()
     console, results = read(a.console), read(a.results)
+    if a.fixes:
+        return fixes(console, results, a.fixes)
     if not console:
         print("FAIL: empty console log %s" % a.console)
         print("COUNTS 0 1 0")

@@ -18,7 +18,7 @@
 # (harness/fixes/*.sh, hmode=fixes; the one whose header names a fix's
 # subject in quotes is its test) instead of KUnit alone.  A test passes
 # when all its checks pass and no splat shows while it runs
-# (harness/fixes-analyze.py).  Each fix's test must fail on the tree just
+# (harness/analyze.py --fixes).  Each fix's test must fail on the tree just
 # before it and pass on the tree with it, every test must pass on the last
 # tree, and a test marked "# Moot on BASE: WHY" must pass on the pristine
 # base.  A fix that needs hardware has a *.untested file instead: its
@@ -93,8 +93,8 @@ fixes_boot() {
 	bash "$HARNESS/boot.sh" debug fixes || true
 	mv -f "$LOGS/console-debug.log" "$LOGS/fixes-$n-console.log" || : >"$LOGS/fixes-$n-console.log"
 	mv -f "$LOGS/results-debug.log" "$LOGS/fixes-$n-results.log" || : >"$LOGS/fixes-$n-results.log"
-	python3 "$HARNESS/fixes-analyze.py" --console "$LOGS/fixes-$n-console.log" \
-		--results "$LOGS/fixes-$n-results.log" "${tests[@]}" "${moot[@]}" \
+	python3 "$HARNESS/analyze.py" --console "$LOGS/fixes-$n-console.log" \
+		--results "$LOGS/fixes-$n-results.log" --fixes "${tests[@]}" "${moot[@]}" \
 		>"$LOGS/fixes-$n-analyze.log" 2>&1 || true
 	for j in $(seq 1 $k); do
 		result[$n,$j]=$(fixes_result "$n" "${tests[$((j - 1))]}")
