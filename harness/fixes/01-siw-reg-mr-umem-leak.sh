@@ -73,8 +73,7 @@ touch "$TMP/hold"
 verbs_worker -d "$DEV" hold -c 1 -p 1 -m 1 -F 1 -f mr -w "$TMP/hold" -T 120 \
 	>"$TMP/out" 2>&1 &
 worker=$!
-held() { grep -q '^hold:' "$TMP/out"; }
-if ! wait_for 60 held; then
+if ! wait_hold "$TMP/out"; then
 	fail "ibv_reg_mr fails with ENOMEM when siw_mr_add_mem() fails"
 	echo "the worker did not report within 60 s:" | diag
 	diag <"$TMP/out"
@@ -82,13 +81,12 @@ if ! wait_for 60 held; then
 	skip "kmemleak: no new unreferenced objects" "no worker"
 	exit 1
 fi
-out=$(grep '^hold:' "$TMP/out")
-case "$out" in
+case "$hold_line" in
 *" ctx_ok=1 ctx_err=none pd_ok=1 pd_err=none "*" mr_ok=0 mr_err=ENOMEM "*" injected=1")
 	pass "ibv_reg_mr fails with ENOMEM when siw_mr_add_mem() fails" ;;
 *)
 	fail "ibv_reg_mr fails with ENOMEM when siw_mr_add_mem() fails"
-	echo "want ctx_ok=1 pd_ok=1 mr_ok=0 mr_err=ENOMEM injected=1, got: $out" | diag ;;
+	echo "want ctx_ok=1 pd_ok=1 mr_ok=0 mr_err=ENOMEM injected=1, got: $hold_line" | diag ;;
 esac
 
 # 3: the pages of the failed MR are unpinned: the worker, which holds no MR,

@@ -65,8 +65,7 @@ exact "$CG/rdma.max" "$DEV hca_handle=2 hca_object=max"
 touch "$TMP/hold"
 verbs_worker -d "$DEV" -g "$CG" hold -c 1 -p 1 -w "$TMP/hold" -T 120 >"$TMP/out" 2>&1 &
 worker=$!
-held() { grep -q '^hold:' "$TMP/out"; }
-if wait_for 60 held; then
+if wait_hold "$TMP/out"; then
 	exact "$CG/rdma.current" "$DEV hca_handle=1 hca_object=1"
 else
 	fail "$CG/rdma.current while a context and a PD are held # the worker did not report"

@@ -42,6 +42,7 @@ MAX_LOOP=100000	# count bound of every loop, besides the time bound
 . "$HLIB/tap.sh"
 . "$HLIB/kmemleak.sh"
 . "$HLIB/rdmacg.sh"
+. "$HLIB/wait.sh"
 
 # Seconds since boot, without a fork.
 now() {
@@ -67,7 +68,7 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$TMP"
-mkfifo "$TMP/fifo"
+mkfifo "$TMP/nap"	# nap's (wait.sh), before the loops share it
 
 all_cgroups() { find "$S" -type d 2>/dev/null; }
 
@@ -82,9 +83,6 @@ running() {
 	now
 	[ "$NOW" -lt "$END" ] && [ "$i" -lt $MAX_LOOP ]
 }
-
-# nap SECONDS: sleep without a fork.
-nap() { read -t "$1" _ <>"$TMP/fifo"; }
 
 # error_counts NAME LABEL=ERE...: "LABEL=N" for each ERE, N the lines of
 # $TMP/NAME.err that match it (errors expected while cgroups and the
@@ -402,9 +400,9 @@ set -- "a/x 16384" "a/y 4096" "b/x 196608" "b/y 16384"
 for spec in "$@"; do
 	f=${spec% *}
 	t="$TMP/hold.${f%/*}${f#*/}"
-	for _ in $(seq 600); do grep -q '^hold:' "$t" 2>/dev/null && break; nap 0.1; done
-	grep '^hold:' "$t" | sed "s|^|# $f: |"
-	grep -q " ctx_err=none pd_ok=.* pd_err=none .* cq_err=none .* mr_err=none mr_bytes=${spec#* } " "$t" ||
+	wait_hold "$t"
+	echo "# $f: $hold_line"
+	echo "$hold_line" | grep -q " ctx_err=none pd_ok=.* pd_err=none .* cq_err=none .* mr_err=none mr_bytes=${spec#* } " ||
 		ok6=0
 done
 # a/x 1+3, a/y 2+4, b/x 1+6, b/y 1+4; MR bytes a 20480, b 212992
