@@ -12,13 +12,12 @@
 #                                     prefix, e.g. "PATCH rdma-next")
 # and check them:
 #   - the submissions cover the series in order, each patch once;
-#   - the in-tree files equal the series' tip, the fixes come first with
-#     Fixes: and Cc: stable or "not marked for stable" (series.sh intree,
-#     rules);
+#   - the in-tree files equal the series' tip (series.sh intree);
 #   - every patch passes scripts/checkpatch.pl --strict with 0 errors and 0
 #     warnings;
 #   - the series' form (harness/series-form.py): sizes and rewrites of
-#     earlier patches, reported.
+#     earlier patches, reported; the fixes first, each with Fixes: and Cc:
+#     stable or "not marked for stable", enforced.
 # To: and Cc: come from scripts/get_maintainer.pl --nogit on the
 # submission's patches (maintainers and supporters to To:, the rest to Cc:).
 #
@@ -127,10 +126,9 @@ done <"$SUBS"
 [ "$DRAFT" = 1 ] && say "patch: a draft: no Signed-off-by (set SUBMITTER or git config for one)"
 
 bash "$HARNESS/series.sh" intree
-bash "$HARNESS/series.sh" rules
 # The form a maintainer asks for: at most about 400 lines of code a patch,
-# nothing an earlier patch wrote redone by a later one.  Reported (the
-# table in $LOGS/series-form.log), not enforced.
+# nothing an earlier patch wrote redone by a later one, reported (the table
+# in $LOGS/series-form.log); the fixes first, enforced.
 python3 "$HARNESS/series-form.py" "$WORK" "$BASE_TAG" >"$LOGS/series-form.log" || bad=1
 grep '^form: ' "$LOGS/series-form.log"
 

@@ -11,13 +11,17 @@ For each patch of build/BASE/patchwork (the series applied with git am):
 A patch of more than LIMIT (400) lines of code, added + removed, or one
 that rewrites MIN (20) or more lines of one earlier patch (a later patch
 may add an argument or a field to what an earlier one wrote, not redo
-it), is a finding.  Prints a table and the findings.
+it), is a finding.  Prints a table and the findings.  And the rules,
+enforced (exit status 1): the fixes come first, each with a Fixes: tag
+and either Cc: stable or a message that says why it is "not marked for
+stable" (a change of format, say); no later patch has a Fixes: tag.
 
     series-form.py WORKDIR BASE_TAG
 """
 import argparse
 import re
 import subprocess
+import sys
 
 LIMIT, MIN = 400, 20
 
@@ -54,11 +58,21 @@ def main():
     repo, base, limit, least = a.repo, a.base, LIMIT, MIN
     commits = git(repo, "rev-list", "--reverse", base + "..HEAD").split()
     number = {c: i + 1 for i, c in enumerate(commits)}
-    findings = []
+    findings, broken, others = [], [], 0
     print("patch  code +/-      tests +/-     docs +/-      rewrites (patch: lines)  subject")
     for c in commits:
         n = number[c]
         subj = git(repo, "log", "-1", "--format=%s", c).strip()
+        msg = git(repo, "log", "-1", "--format=%B", c)
+        if re.search(r'^Fixes: [0-9a-f]{12,} \("', msg, re.M):
+            if others:
+                broken.append("patch %d is a fix after a patch that is not: %s" % (n, subj))
+            if not re.search(r"^Cc: stable@vger\.kernel\.org$", msg, re.M) and \
+                    "not marked for stable" not in msg:
+                broken.append("patch %d is a fix without Cc: stable and without saying why it "
+                              "is \"not marked for stable\": %s" % (n, subj))
+        else:
+            others += 1
         size = {"code": [0, 0], "test": [0, 0], "doc": [0, 0]}
         for line in git(repo, "diff", "--numstat", c + "~1", c).splitlines():
             a, d, path = line.split("\t")
@@ -88,7 +102,13 @@ def main():
     for f in findings:
         print("form: " + f)
     print("form: %d patches, %d findings" % (len(commits), len(findings)))
+    if others == len(commits):
+        broken.append("the series does not start with a fix")
+    for b in broken:
+        print("form: BROKEN RULE: " + b)
+    print("form: %d fixes first, then %d patches" % (len(commits) - others, others))
+    return 1 if broken else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -16,8 +16,6 @@
 #   series.sh stage DIR  put the tip's version of every file the series
 #                        touches into DIR (after `work`)
 #   series.sh intree     check that our in-tree files equal the tip
-#   series.sh rules      check the form of the series: fixes first, each
-#                        with Fixes: and Cc: stable or "not marked for stable"
 #   series.sh git        build/series-git: the whole pristine tree as a git
 #                        repository with the series as commits on it, for
 #                        rebase -i, commit --fixup and friends
@@ -132,38 +130,6 @@ intree() {
 	say "intree: $n files of ours equal the series' tip"
 }
 
-# The series' form: the fixes come first, each with a Fixes: tag and either
-# Cc: stable or a message that says why it is "not marked for stable" (a
-# change of format, say); no later patch has a Fixes: tag.
-rules() {
-	local p subj fixes=0 others=0 bad=0 nfix
-	for p in $(series_patches); do
-		subj=$(sed -n 's/^Subject: //p' "$p" | head -n1)
-		if grep -q '^Fixes: [0-9a-f]\{12,\} ("' "$p"; then
-			if [ $others -gt 0 ]; then
-				say "rules: $(basename "$p") has a Fixes: tag after a patch that is not a fix"
-				bad=1
-			fi
-			if grep -qx 'Cc: stable@vger.kernel.org' "$p"; then
-				subj="$subj (stable)"
-			elif grep -q 'not marked for stable' "$p"; then
-				subj="$subj (not for stable)"
-			else
-				say "rules: $(basename "$p") is a fix without Cc: stable@vger.kernel.org and without saying why it is \"not marked for stable\""
-				bad=1
-			fi
-			fixes=$((fixes + 1))
-		else
-			others=$((others + 1))
-		fi
-		say "rules: $(basename "$p"): $subj"
-	done
-	nfix=${SERIES_MIN_FIXES:-1}
-	[ $fixes -ge "$nfix" ] || { say "rules: only $fixes fixes"; bad=1; }
-	say "rules: $fixes fixes first, then $others patches"
-	return $bad
-}
-
 # build/series-git: the whole kernel tree under git, the series on top.
 make_git() {
 	local p
@@ -227,8 +193,7 @@ case "${1:-}" in
 work) make_work ;;
 stage) [ -n "${2:-}" ] || die "usage: series.sh stage DIR"; stage "$2" ;;
 intree) intree ;;
-rules) rules ;;
 git) make_git ;;
 save) save ;;
-*) die "usage: series.sh work|stage DIR|intree|rules|git|save" ;;
+*) die "usage: series.sh work|stage DIR|intree|git|save" ;;
 esac
