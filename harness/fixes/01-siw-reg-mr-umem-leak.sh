@@ -48,7 +48,7 @@ if [ ! -d "/sys/class/infiniband/$DEV" ]; then
 	why="no device $DEV"
 elif [ ! -w "$FS/require-start" ] || [ ! -e /proc/self/fail-nth ]; then
 	why="no failslab stacktrace filter or no fail-nth (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS, CONFIG_FAULT_INJECTION_STACKTRACE_FILTER)"
-elif ! range=$(kallsyms_range siw_mr_add_mem); then
+elif ! range=$(kallsyms_range '^siw_mr_add_mem$'); then
 	why="no siw_mr_add_mem in /proc/kallsyms"
 else
 	failslab_save

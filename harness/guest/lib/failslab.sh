@@ -23,17 +23,23 @@ failslab_restore() {
 	done <"$TMP/failslab.saved"
 }
 
-# kallsyms_range NAME: "START END" (hex, no 0x) of the text symbol NAME,
-# END being the address of the next text symbol.
+# kallsyms_range ERE: "START END" (hex, no 0x): from the lowest text symbol
+# whose name matches ERE to the first text symbol after the highest one.
+# Addresses are compared as strings of 16 hex digits (awk's numbers are
+# doubles), and nothing is sorted (that costs much under TCG).
 kallsyms_range() {
-	awk -v f="$1" '
-		$2 ~ /^[tT]$/ && length($1) == 16 { a[++n] = $1; if ($3 == f && s == "") s = $1 }
+	awk -v re="$1" '
+		$2 ~ /^[tT]$/ && length($1) == 16 {
+			a[++n] = $1
+			if ($3 ~ re && (lo == "" || $1 < lo)) lo = $1
+			if ($3 ~ re && $1 > hi) hi = $1
+		}
 		END {
-			if (s == "") exit 1
+			if (lo == "") exit 1
 			for (i = 1; i <= n; i++)
-				if (a[i] > s && (e == "" || a[i] < e)) e = a[i]
+				if (a[i] > hi && (e == "" || a[i] < e)) e = a[i]
 			if (e == "") exit 1
-			print s, e
+			print lo, e
 		}' /proc/kallsyms
 }
 
@@ -44,7 +50,7 @@ kallsyms_range() {
 # test fails.
 failslab_aim() {
 	fa_reject="0 0"
-	fa_kr=$(kallsyms_range kmemleak_alloc) && fa_reject=$fa_kr
+	fa_kr=$(kallsyms_range '^kmemleak_alloc$') && fa_reject=$fa_kr
 	# shellcheck disable=SC2086
 	set -- "$1" "$2" $fa_reject
 	fs_set probability 0 && fs_set interval 1 && fs_set times -1 &&

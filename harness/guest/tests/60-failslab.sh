@@ -61,36 +61,6 @@ cleanup() {
 trap cleanup EXIT
 mkdir -p "$TMP"
 
-# Address range [start, end) of the text symbols whose names start with
-# rdmacg_ or __rdmacg_ (all of kernel/cgroup/rdma.c's functions, KUnit
-# ones included), extended to the symbol after the last one; the symbols in
-# between (static copies of inline helpers emitted in rdma.o) are listed.
-# Addresses are compared as strings of 16 hex digits (awk's numbers are
-# doubles), and nothing is sorted (that costs much under TCG).
-# Output: "START END" in hex, symbols in $TMP/range.syms.
-rdma_text_range() {
-	awk '$2 ~ /^[tT]$/ && NF == 3 && length($1) == 16 { print $1, $3 }' \
-		/proc/kallsyms >"$TMP/text"
-	set -- $(awk '$2 ~ /^(__)?rdmacg_/ {
-			if (lo == "" || $1 < lo) lo = $1
-			if ($1 > hi) hi = $1
-		}
-		END { print lo, hi }' "$TMP/text")
-	[ -n "$2" ] || return 1
-	set -- "$1" "$(awk -v hi="$2" '$1 > hi && (end == "" || $1 < end) { end = $1 }
-		END { print end }' "$TMP/text")"
-	[ -n "$2" ] || return 1
-	awk -v lo="$1" -v end="$2" '$1 >= lo && $1 < end' "$TMP/text" >"$TMP/range.syms"
-	echo "$1 $2"
-}
-
-# new_cgroup DIR...: create fresh cgroups, parents with +rdma in
-# cgroup.subtree_control.
-new_cgroup() {
-	for nc_d in "$@"; do
-		mkdir "$nc_d" || return 1
-	done
-}
 enable_rdma() { echo +rdma >"$1/cgroup.subtree_control"; }
 
 PLAN=10
@@ -109,7 +79,7 @@ elif [ ! -w "$FS/probability" ] || [ ! -e /proc/self/fail-nth ]; then
 	why="no failslab in debugfs or no /proc/self/fail-nth (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)"
 elif [ ! -e "$FS/require-start" ]; then
 	why="no $FS/require-start (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER)"
-elif ! range=$(rdma_text_range); then
+elif ! range=$(kallsyms_range '^(__)?rdmacg_'); then
 	why="no rdmacg_ functions in /proc/kallsyms"
 else
 	failslab_save
@@ -126,8 +96,7 @@ else
 	fi
 fi
 if [ "$setup_ok" = 1 ]; then
-	pass "setup: failslab limited to rdma.c, $(wc -l <"$TMP/range.syms") text symbols at [0x$1, 0x$2)"
-	grep -v ' _*rdmacg_' "$TMP/range.syms" | sed 's/^/other symbol in the range: /' | diag
+	pass "setup: failslab limited to rdma.c's functions (rdmacg_*, __rdmacg_*) at [0x$1, 0x$2)"
 else
 	fail "setup # $why"
 fi
@@ -153,7 +122,7 @@ absorbed=0
 limit="$DEV hca_handle=7 hca_object=9"
 for nth in $(seq "$MAX_NTH"); do
 	cg=$FI/w$nth
-	new_cgroup "$cg" || { ok2=0; break; }
+	mkdir "$cg" || { ok2=0; break; }
 	before=$(cat "$cg/rdma.max")
 	out=$(cgtool write -F "$nth" "$cg/rdma.max" "$limit")
 	after=$(cat "$cg/rdma.max")
@@ -211,8 +180,8 @@ sweep_charge() {
 	sw_refused=${2%%|*} sw_held=${3%%|*}
 	for sw_nth in $(seq "${SW_MAX:-$MAX_NTH}"); do
 		sw_p=$1$sw_nth
-		new_cgroup "$FI/$sw_p" && enable_rdma "$FI/$sw_p" &&
-			new_cgroup "$FI/$sw_p/leaf" || { sw_ok=0; break; }
+		mkdir "$FI/$sw_p" && enable_rdma "$FI/$sw_p" &&
+			mkdir "$FI/$sw_p/leaf" || { sw_ok=0; break; }
 		touch "$TMP/hold"
 		rm -f "$TMP/out"  # the last step's: wait_hold must not read it
 		"$4" "$FI/$sw_p" "$sw_nth"
@@ -289,7 +258,7 @@ start_pd() {
 		-F "$2" -f obj -w "$TMP/hold" -T 60 >"$TMP/out" 2>&1 &
 }
 sw_ok=0 sw_inj=0 sw_absorbed=0
-new_cgroup "$FI/base" &&
+mkdir "$FI/base" &&
 	sweep_charge o \
 		'* ctx_ok=1 ctx_err=none pd_ok=0 pd_err=ENOMEM * injected=1|base:1:0 .:1:0' \
 		'* ctx_ok=1 ctx_err=none pd_ok=1 pd_err=none * injected=[01]|base:1:0 P/leaf:0:1 P:0:1 .:1:1' \
@@ -306,7 +275,7 @@ start_mr() {
 		-M "$1/leaf" -m 1 -F "$2" -f mr -w "$TMP/hold" -T 60 >"$TMP/out" 2>&1 &
 }
 sw_ok=0 sw_inj=0 sw_absorbed=0
-new_cgroup "$FI/base" &&
+mkdir "$FI/base" &&
 	sweep_charge m \
 		'* ctx_ok=1 ctx_err=none pd_ok=1 pd_err=none * mr_ok=1 mr_err=ENOMEM mr_bytes=8192 injected=1|base:1:2 .:1:2 base=8192 .=8192' \
 		'* ctx_ok=1 ctx_err=none pd_ok=1 pd_err=none * mr_ok=2 mr_err=none mr_bytes=16384 injected=[01]|base:1:2 P/leaf:0:1 P:0:1 .:1:3 base=8192 P/leaf=8192 P=8192 .=16384' \
@@ -320,7 +289,7 @@ result "$sw_ok" "MR registration after migrating to fresh cgroups: $sw_inj fault
 # fails (the uobject before the charge, the driver or the umem after it),
 # the counters are exactly what the context, the PD and the first MR cost.
 reg_why=
-if ! rr=$(kallsyms_range ib_uverbs_reg_mr); then
+if ! rr=$(kallsyms_range '^ib_uverbs_reg_mr$'); then
 	reg_why="no ib_uverbs_reg_mr in /proc/kallsyms"
 fi
 if [ -n "$reg_why" ]; then
@@ -353,7 +322,7 @@ rdma link add rxe0 type rxe netdev lo >/dev/null 2>&1 && rxe_added=1
 # 7: injection off: limits, contexts and objects work in fresh cgroups.
 failslab_restore
 ok7=1
-new_cgroup "$FI/after" && enable_rdma "$FI/after" && new_cgroup "$FI/after/leaf" || ok7=0
+mkdir "$FI/after" && enable_rdma "$FI/after" && mkdir "$FI/after/leaf" || ok7=0
 out=$(cgtool write "$FI/after/rdma.max" "$DEV hca_handle=2 hca_object=4")
 [ "$out" = ok ] || { echo "# rdma.max write: $out"; ok7=0; }
 touch "$TMP/hold"
