@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""make mutations: show that the tests guard what they claim to.
+"""make mutations: show that the KUnit suite guards what it claims to.
 
 Each mutation below removes one mechanism of kernel/cgroup/rdma.c that a
-KUnit case asserts.  For each in turn the script edits build/src, builds
-the release kernel (incrementally, in build/obj-release), boots it under
-QEMU without an initramfs so that only the KUnit suite built in runs
-(cgroup_rdma, the only one in its configuration), and reads which test
-cases failed.  It prints, per mutation, the cases that caught it; a
-mutation that no case catches, or that no longer applies to the source,
-fails the target (it is a missing test, or a stale entry here).  A first
-boot without any mutation must pass every case.  build/src and the
-kernel are restored at the end, whatever happened.
+KUnit case asserts.  For each in turn the script edits build/BASE/src and
+runs the suite with the kernel's own tools/testing/kunit/kunit.py on UML
+(kernel/cgroup/tests/.kunitconfig, built incrementally in
+build/BASE/kunit), then reads which cases failed from its JSON.  A
+mutation that no expected case catches fails the target (a missing test).
+A first run without any mutation must pass every case; a run that reports
+fewer cases than that one died in the suite ("(crash)").  build/src is
+restored at the end, whatever happened.
+
+What no tool does for it: the table of mutations and the verdicts.
 
 With --stale, only whether each mutation's text is in its file once
 (make check: a mutation that no longer applies fails it in a second).
@@ -20,25 +21,23 @@ Usage: harness/mutate.py [NAME...]           (default: all mutations)
        harness/mutate.py --stale
 """
 
+import json
 import os
-import re
 import subprocess
 import sys
 import time
 
 HARNESS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HARNESS)
-sys.path.insert(0, HARNESS)
-from base import BASE  # noqa: E402
-BUILD = os.path.join(ROOT, "build", BASE)
+with open(os.path.join(HARNESS, "bases")) as _f:
+    MAIN = next(l.split()[0] for l in _f if l.strip() and not l.startswith("#"))
+BUILD = os.path.join(ROOT, "build", os.environ.get("BASE") or MAIN)
 SRC = os.path.join(BUILD, "src")
 LOGS = os.path.join(BUILD, "logs")
-KERNEL = os.path.join(BUILD, "obj-release", "arch/x86/boot/bzImage")
+KUNIT_DIR = os.path.join(BUILD, "kunit")
 
 RDMA_C = "kernel/cgroup/rdma.c"
 
-# name, file, text, replacement, what the mutation removes, cases that must
-# catch it (at least one of them; others may catch it too)
 MUTATIONS = [
     ("rollback", RDMA_C,
      "\t\t\tfor (q = pool; q != p->parent; q = q->parent)\n"
@@ -101,68 +100,58 @@ def say(msg):
     print("mutations: " + msg, flush=True)
 
 
-def run(cmd, log, env=None):
+def cases(group, out):
+    """name -> status of every case in kunit.py's JSON (a parameterised
+    case counts once, failed if any of its parameters failed)."""
+    for c in group.get("test_cases", []):
+        out[c["name"]] = c["status"]
+    for g in group.get("sub_groups", []):
+        if g.get("test_cases") and not g.get("sub_groups") and g["name"].startswith("rdmacg_test_"):
+            bad = any(c["status"] not in ("PASS", "SKIP") for c in g["test_cases"])
+            out[g["name"]] = "FAIL" if bad else "PASS"
+        else:
+            cases(g, out)
+    return out
+
+
+def kunit(tag):
+    """Build and run the suite; (passed, {failed cases}) or None if the
+    kernel does not build."""
+    log = os.path.join(LOGS, "mutate-%s.log" % tag)
+    js = os.path.join(LOGS, "mutate-%s.json" % tag)
+    if os.path.exists(js):
+        os.unlink(js)
+    t0 = time.time()
+    cmd = [sys.executable, "tools/testing/kunit/kunit.py", "run",
+           "--kunitconfig=kernel/cgroup/tests", "--build_dir=" + KUNIT_DIR,
+           "--jobs=%d" % os.cpu_count(), "--make_options=CC=ccache gcc",
+           "--timeout=300", "--json=" + js]
     with open(log, "w") as f:
-        return subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT, env=env)
-
-
-def build(tag):
-    log = os.path.join(LOGS, "mutate-%s-build.log" % tag)
-    t0 = time.time()
-    if run(["bash", os.path.join(HARNESS, "kernel.sh"), "release", "build"], log):
-        say("%s: the kernel does not build (see %s)" % (tag, log))
-        return False
-    say("%s: built in %d s" % (tag, time.time() - t0))
-    return True
-
-
-def boot(tag):
-    """The KTAP results of the suites: (passed, {failed case names})."""
-    log = os.path.join(LOGS, "mutate-%s-console.log" % tag)
-    t0 = time.time()
-    # The suite ends within seconds of boot; a kernel that hangs in it is
-    # a crash, found after 300 s rather than 900.
-    cmd = ["timeout", "-k", "10", "300", "qemu-system-x86_64", "-accel",
-           os.environ.get("ACCEL", "tcg,thread=multi"), "-m", "1G",
-           "-smp", "2", "-nographic", "-no-reboot", "-nic", "none",
-           "-kernel", KERNEL, "-append",
-           "console=ttyS0 panic=-1"]
-    run(cmd, log)
-    passed, failed, ended = 0, set(), False
-    with open(log, errors="replace") as f:
-        for line in f:
-            if re.search(r"\]\s+(not ok|ok) \d+ cgroup_rdma$", line.rstrip()):
-                ended = True
-            # a case that fails and then crashes the kernel in its
-            # cleanup prints its failed expectation, not its result
-            m = re.search(r"# (rdmacg_test_\w+): (EXPECTATION|ASSERTION) FAILED", line)
-            if m:
-                failed.add(m.group(1))
-                continue
-            m = re.search(r"\]\s+(not ok|ok) \d+ (\w+)", line)
-            if not m or m.group(2) == "cgroup_rdma":
-                continue
-            if m.group(1) == "ok":
-                passed += 1
-            else:
-                failed.add(m.group(2))
-    if not ended:
-        failed.add("(crash)")  # the suite did not end: the kernel died in it
-    say("%s: booted in %d s: %d cases passed, %d failed%s" % (
+        subprocess.call(cmd, cwd=SRC, stdout=f, stderr=subprocess.STDOUT,
+                        env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+    if not os.path.exists(js):
+        say("%s: kunit.py gave no results (the kernel does not build? see %s)" % (tag, log))
+        return None
+    got = cases(json.load(open(js)), {})
+    passed = sum(1 for s in got.values() if s == "PASS")
+    # kunit.py names the cases a crash kept from running ""
+    failed = {n or "(crash)" for n, s in got.items() if s not in ("PASS", "SKIP")}
+    say("%s: %d s: %d cases passed, %d failed%s" % (
         tag, time.time() - t0, passed, len(failed),
         (": " + ", ".join(sorted(failed))) if failed else ""))
     return passed, failed
 
 
-def verdict(name, built, failed, expect, what):
-    """The line of a mutation, and whether it went uncaught."""
-    if not built:
-        return "%-13s NOT RUN: the mutated kernel does not build" % name, 1
-    if set(expect) & failed:
-        return "%-13s caught by %s (removes %s)" % (
-            name, ", ".join(sorted(failed)), what), 0
-    return "%-13s NOT CAUGHT: failed %s, expected one of %s (removes %s)" % (
-        name, sorted(failed) or "nothing", expect, what), 1
+def stale():
+    """The mutations whose text is not exactly once in its file (the
+    series' tip in build/BASE/src, as make check's tree step leaves it)."""
+    bad = []
+    for name, rel, old, *_ in MUTATIONS:
+        path = os.path.join(SRC, rel)
+        n = open(path).read().count(old) if os.path.exists(path) else 0
+        if n != 1:
+            bad.append("%-13s STALE: its text is in %s %d times, not once" % (name, rel, n))
+    return bad
 
 
 def write_src(path, text):
@@ -172,86 +161,51 @@ def write_src(path, text):
         f.write(text)
 
 
-def restore(originals):
-    """Put back the files of build/src a mutation changed, and rebuild."""
-    for path, text in originals.items():
-        if open(path).read() != text:
-            write_src(path, text)
-    build("restored")
-
-
-def report(lines, what, bad):
-    say("")
-    for line in lines:
-        say(line)
-    say("%s, %s" % (what, "every one caught" if not bad else "FAILED"))
-    return bad
-
-
-def stale_main():
-    """Each text a mutation replaces must be in its file exactly once (the
-    series' tip in build/BASE/src, as make check's tree step leaves it):
-    a second, without building or booting anything."""
-    texts = [(m[0], m[1], m[2]) for m in MUTATIONS]
-    bad = 0
-    for name, rel, old in texts:
-        path = os.path.join(SRC, rel)
-        n = open(path).read().count(old) if os.path.exists(path) else 0
-        if n != 1:
-            say("%-13s STALE: its text is in %s %d times, not once" % (name, rel, n))
-            bad = 1
-    say("%d mutation texts, %s" % (len(texts), "some stale" if bad else "each once in its file"))
-    return bad
-
-
 def main():
     want = sys.argv[1:]
-    if want[:1] == ["--stale"]:
-        return stale_main()
+    if want[:1] != ["--stale"] and subprocess.call(
+            ["bash", os.path.join(HARNESS, "tree.sh")], stdout=subprocess.DEVNULL):
+        return 1
+    bad = stale()
+    for line in bad:
+        say(line)
+    if want[:1] == ["--stale"] or bad:
+        say("%d mutation texts, %s" % (len(MUTATIONS), "some stale" if bad else "each once in its file"))
+        return 1 if bad else 0
     todo = [m for m in MUTATIONS if not want or m[0] in want]
     if want and len(todo) != len(want):
         say("unknown mutation in %s; known: %s" % (want, [m[0] for m in MUTATIONS]))
         return 2
     os.makedirs(LOGS, exist_ok=True)
-    if subprocess.call(["bash", os.path.join(HARNESS, "tree.sh")],
-                       stdout=subprocess.DEVNULL):
+    base = kunit("none")
+    if not base or base[1] or not base[0]:
+        say("without mutation: %s: fix that first" % (base,))
         return 1
-    originals = {}
-    for m in todo:
-        path = os.path.join(SRC, m[1])
-        originals.setdefault(path, open(path).read())
-
-    write = write_src
-    bad = 0
     lines = []
-    try:
-        if not build("none"):
-            return 1
-        passed, failed = boot("none")
-        if failed or not passed:
-            say("without mutation: %d passed, failed %s: fix that first" %
-                (passed, sorted(failed)))
-            return 1
-        for name, rel, old, new, what, expect in todo:
-            path = os.path.join(SRC, rel)
-            text = originals[path]
-            if text.count(old) != 1:
-                lines.append("%-13s STALE: its text is in %s %d times, not once" %
-                             (name, rel, text.count(old)))
-                bad = 1
-                continue
-            write(path, text.replace(old, new))
-            try:
-                ok = build(name)
-                passed, failed = boot(name) if ok else (0, set())
-            finally:
-                write(path, text)
-            line, missed = verdict(name, ok, failed, expect, what)
-            lines.append(line)
-            bad |= missed
-    finally:
-        restore(originals)
-    return report(lines, "%d mutations" % len(todo), bad)
+    for name, rel, old, new, what, expect in todo:
+        path = os.path.join(SRC, rel)
+        text = open(path).read()
+        write_src(path, text.replace(old, new))
+        try:
+            res = kunit(name)
+        finally:
+            write_src(path, text)
+        if res is None:
+            lines.append("%-13s NOT RUN: the mutated kernel does not build" % name)
+            bad.append(name)
+            continue
+        failed = res[1] | ({"(crash)"} if res[0] + len(res[1]) < base[0] else set())
+        if set(expect) & failed:
+            lines.append("%-13s caught by %s (removes %s)" % (name, ", ".join(sorted(failed)), what))
+        else:
+            lines.append("%-13s NOT CAUGHT: failed %s, expected one of %s (removes %s)" % (
+                name, sorted(failed) or "nothing", expect, what))
+            bad.append(name)
+    say("")
+    for line in lines:
+        say(line)
+    say("%d mutations, %s" % (len(todo), "FAILED" if bad else "every one caught"))
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
