@@ -43,7 +43,6 @@ controllers=$(cat /sys/fs/cgroup/cgroup.subtree_control)
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
 	runc_cleanup $CTR /sys/fs/cgroup/$CTR "$controllers"
-	echo $$ >/sys/fs/cgroup/cgroup.procs
 	[ -d $CG ] && rmdir $CG
 	[ -n "$made_dev" ] && rdma link delete $DEV
 	rm -rf $T
