@@ -154,7 +154,8 @@ busybox_root() {
 	local a
 	mkdir -p "$1/bin"
 	cp /bin/busybox "$1/bin/busybox"
-	for a in $(busybox --list); do ln -sf busybox "$1/bin/$a"; done
+	# busybox lists itself: a link there would replace the binary (ELOOP)
+	for a in $(busybox --list | grep -vx busybox); do ln -s busybox "$1/bin/$a"; done
 }
 
 # copy_libs ROOT FILE...: the libraries ldd lists for the FILEs (every
