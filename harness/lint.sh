@@ -2,9 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Static checks of our kernel files, one per call:
 #   harness/lint.sh checkpatch   the generated series (harness/patch.sh)
-#   harness/lint.sh sparse       make C=1 W=1 on the objects built from our .c
-#                                files, in build/obj-lint (debug .config);
-#                                warnings in our files fail, others are ignored
+#   harness/lint.sh sparse       make C=1 W=1 on our objects: warnings in
+#                                our files fail
 #   harness/lint.sh kerneldoc    scripts/kernel-doc -Wall -none on our .c/.h
 #   harness/lint.sh originality  ../shared/tools/originality
 #   harness/lint.sh docs         docutils on the .rst files we own or change
@@ -23,42 +22,33 @@ for f in "${ours[@]}"; do
 	esac
 done
 
+# sparse and W=1 on our .c files that are objects of their own (the KUnit
+# suite is included by rdma.c), in build/BASE/obj-lint (debug .config).
 sparse_check() {
-	local LINT=$BUILD/obj-lint objs=() f dir o
+	local LINT=$BUILD/obj-lint objs=() f out rc=0 pat bad
 	for f in "${code[@]}"; do
-		[[ $f == *.c ]] || continue
-		dir=$(dirname "$f")
-		o=$(basename "$f" .c).o
-		# only files that a Makefile builds as objects of their own
-		if grep -qsw -- "$o" "$SRC/$dir/Makefile" "$SRC/$(dirname "$dir")/Makefile"; then
-			objs+=("${f%.c}.o")
-		else
-			say "sparse: $f is not an object of its own (included elsewhere?)"
-		fi
+		grep -qsw "$(basename "${f%.c}").o" "$SRC/$(dirname "$f")/Makefile" && objs+=("${f%.c}.o")
 	done
-	if [ ${#objs[@]} -eq 0 ]; then
-		say "sparse: no objects of ours to check"
-		return 0
-	fi
+	[ ${#objs[@]} -gt 0 ] || { say "sparse: no objects of ours to check"; return 0; }
 	[ -f "$BUILD/obj-debug/.config" ] || die "debug .config missing: run harness/kernel.sh debug config"
 	mkdir -p "$LINT"
 	cmp -s "$BUILD/obj-debug/.config" "$LINT/.config" || cp "$BUILD/obj-debug/.config" "$LINT/.config"
-	for o in "${objs[@]}"; do rm -f "$LINT/$o"; done
+	for f in "${objs[@]}"; do rm -f "$LINT/$f"; done
 	say "sparse: make C=1 W=1 ${objs[*]}"
-	local out rc=0
 	out=$(make -C "$SRC" O="$LINT" ARCH=x86_64 "CC=ccache gcc" "HOSTCC=ccache gcc" -j"$JOBS" \
 		C=1 W=1 "${objs[@]}" 2>&1) || rc=$?
 	printf '%s\n' "$out"
 	[ $rc -eq 0 ] || die "the build of ${objs[*]} failed"
-	local pat bad
 	pat=$(printf '%s\n' "${code[@]}" | sed 's/[.]/\\./g' | paste -sd'|')
 	bad=$(grep -E "(^|/)($pat):[0-9]+(:[0-9]+)?: (warning|error|note)" <<<"$out" || true)
-	if [ -n "$bad" ]; then
-		say "sparse/W=1: problems in our files:"
-		printf '%s\n' "$bad"
-		return 1
+	[ -z "$bad" ] || { say "sparse/W=1: problems in our files:"; printf '%s\n' "$bad"; return 1; }
+	# 7.3's scripts/checker-valid.sh wants __typeof_unqual__, which no
+	# packaged sparse (Debian's 0.6.4) knows: kbuild then drops C=1
+	if grep -q 'is not available or not up to date' <<<"$out"; then
+		say "W=1: no warnings in our files; sparse: not run on $BASE (kbuild finds it too old), make check BASE=6.12 runs it"
+	else
+		say "sparse/W=1: no warnings in our files"
 	fi
-	say "sparse/W=1: no warnings in our files"
 }
 
 kerneldoc_check() {
