@@ -1,19 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
-# Common helpers for the harness scripts.  Sourced, never executed.
-#
-# The base: the upstream release the series applies to.  BASE=7.3 (Linux
-# 7.3.4, mainline) or BASE=6.12 (6.12.117, the backport); the bases and the default
-# are in harness/bases.  Each base has its own series (harness/series/BASE/)
-# and its own build folder (build/BASE/); the files of ours at their in-tree
-# paths are the tip of MAIN_BASE's series.
-#
-# Paths (all absolute):
-#   REPO      repository root
-#   BUILD     build output of this base (git-ignored): build/BASE
-#   PRISTINE  unpacked linux-source-BASE, never modified
-#   SRC       pristine + the series + our in-tree files (hardlinked copy of PRISTINE)
-#   LOGS      full logs of every step
-
+# Common helpers of the harness, sourced.  The base (BASE, default the
+# first of harness/bases; 7.3 mainline, 6.12 the backport) has its series
+# harness/series/BASE/ and its build folder build/BASE/; the in-tree files
+# are the tip of the main base's series.  REPO, BUILD (build/BASE),
+# PRISTINE (linux-source-BASE, never modified), SRC (pristine + series +
+# in-tree files, hardlinked), LOGS: absolute paths.
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 HARNESS=$REPO/harness
 MAIN_BASE=$(awk '!/^#/ && NF { print $1; exit }' "$HARNESS/bases")
@@ -33,9 +24,7 @@ SERIES=$HARNESS/series/$BASE
 SRC=$BUILD/src
 LOGS=$BUILD/logs
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
-# Paths under the repository are hashed relative to it, and the compiler's
-# working folder not at all, so that a clone in another folder (CI) hits the
-# entries this one made.
+# hashed relative to the repository: a clone elsewhere (CI) hits this one's entries
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$REPO} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 # Reproducible version strings help ccache and make logs comparable.
@@ -54,9 +43,8 @@ mkdir -p "$BUILD" "$LOGS"
 say() { printf '%s\n' "$*"; }
 die() { printf 'harness: error: %s\n' "$*" >&2; exit 1; }
 
-# Take build/.lock for the rest of this process and its children.  Nested
-# harness scripts see HARNESS_LOCKED and do not try again (a second flock on
-# a new open file description of the same file would deadlock).
+# take_lock: build/BASE/.lock for this process and its children (nested
+# scripts see HARNESS_LOCKED: a second flock would deadlock).
 take_lock() {
 	[ "${HARNESS_LOCKED:-}" = 1 ] && return 0
 	exec 9>"$BUILD/.lock"
@@ -86,10 +74,8 @@ step() {
 	return $rc
 }
 
-# Files of the repository under OVERLAY_DIRS that exist in the work tree,
-# relative paths, sorted: tracked files and untracked ones that are not
-# ignored, or with OVERLAY=tracked only what git tracks (what a fresh clone
-# has; handy while others have work in progress).
+# overlay_files: our in-tree files (under OVERLAY_DIRS), tracked and
+# untracked not ignored, or with OVERLAY=tracked what a fresh clone has.
 overlay_files() {
 	local ls=(--cached --others --exclude-standard)
 	case "${OVERLAY:-all}" in
@@ -101,29 +87,32 @@ overlay_files() {
 		while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\n' "$f"; done | sort -u)
 }
 
+# put NEW DEST: DEST gets NEW's content unless it has it already; the old
+# DEST is removed first, never written through a hardlink into a pristine
+# tree, and the new one has the umask's mode and a new mtime for kbuild.
+put() {
+	cmp -s "$1" "$2" && return 0
+	mkdir -p "$(dirname "$2")"
+	rm -f "$2"
+	cat "$1" >"$2"
+	say "updated $2"
+}
+
 # set_from_git GITDIR COMMIT REL ROOT: ROOT/REL as GITDIR has it at COMMIT
-# (removed if absent there).  Replaced only when the content changes, so
-# kbuild rebuilds only what changed, and never written through a hardlink
-# into the pristine tree.
+# (removed if absent there), by put.
 set_from_git() {
-	local git=$1 commit=$2 rel=$3 root=$4 tmp
+	local tmp
 	tmp=$(mktemp)
-	if git -C "$git" cat-file -e "$commit:$rel" 2>/dev/null; then
-		git -C "$git" show "$commit:$rel" >"$tmp"
-		if ! cmp -s "$tmp" "$root/$rel"; then
-			mkdir -p "$(dirname "$root/$rel")"
-			rm -f "$root/$rel"
-			cat "$tmp" >"$root/$rel"  # a new file, with the umask's mode
-		fi
+	if git -C "$1" show "$2:$3" >"$tmp" 2>/dev/null; then
+		put "$tmp" "$4/$3" >/dev/null
 	else
-		rm -f "$root/$rel"
+		rm -f "$4/$3"
 	fi
 	rm -f "$tmp"
 }
 
-# config_mismatches CONFIG FRAGMENT...: for every symbol the fragments set
-# (the last fragment that names one wins, as in merge_config.sh) that the
-# generated CONFIG does not have, print "SYM VALUE WHAT-CONFIG-HAS".
+# config_mismatches CONFIG FRAGMENT...: "SYM VALUE WHAT-CONFIG-HAS" for each
+# symbol the fragments set (the last wins) that CONFIG does not have.
 config_mismatches() {
 	local config=$1 line sym val f
 	shift
@@ -148,8 +137,7 @@ config_mismatches() {
 	done
 }
 
-# busybox_root ROOT: busybox and its applets in ROOT/bin, for a guest or
-# container root of our own
+# busybox_root ROOT: busybox and its applets in ROOT/bin
 busybox_root() {
 	local a
 	mkdir -p "$1/bin"
@@ -158,8 +146,7 @@ busybox_root() {
 	for a in $(busybox --list | grep -vx busybox); do ln -s busybox "$1/bin/$a"; done
 }
 
-# copy_libs ROOT FILE...: the libraries ldd lists for the FILEs (every
-# one they need, and the loader), at their own paths under ROOT
+# copy_libs ROOT FILE...: the libraries ldd lists for the FILEs, under ROOT
 copy_libs() {
 	local root=$1 f
 	shift
@@ -168,15 +155,4 @@ copy_libs() {
 		mkdir -p "$root$(dirname "$f")"
 		cp -L "$f" "$root$f"
 	done
-}
-
-# install_config NEW OBJDIR LABEL: copy NEW to OBJDIR/.config only if it
-# changed, so that an unchanged configuration never triggers a rebuild.
-install_config() {
-	if [ -f "$2/.config" ] && cmp -s "$1" "$2/.config"; then
-		say "$3 .config unchanged"
-	else
-		cp "$1" "$2/.config"
-		say "$3 .config updated"
-	fi
 }

@@ -1,26 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The patch series is where every kernel change of this project lives:
-# harness/series/BASE/NNNN-*.patch, in `git format-patch` form, applied in
-# name order with `git am` on pristine Linux BASE (Debian's
-# linux-source-BASE; BASE=7.3 or 6.12, see lib.sh).  The files of ours at
-# their in-tree paths (kernel/, include/, drivers/, tools/, Documentation/)
-# are copies of what the main base's last patch leaves;
-# the files we only touch (Kconfig, Makefiles, MAINTAINERS, ib_core) live in
-# the patches alone.
-#
-#   series.sh work       build/patchwork: a small git repository with the
-#                        pristine version of every file the series touches,
-#                        tagged "base", and the series applied by git am,
-#                        one commit per patch
-#   series.sh stage DIR  put the tip's version of every file the series
-#                        touches into DIR (after `work`)
-#   series.sh intree     check that our in-tree files equal the tip
-#   series.sh git        build/series-git: the whole pristine tree as a git
-#                        repository with the series as commits on it, for
-#                        rebase -i, commit --fixup and friends
-#   series.sh save       write build/series-git's commits back: the patches
-#                        to harness/series/ and the tip to our in-tree files
+# The series, harness/series/BASE/NNNN-*.patch (git format-patch), is every
+# kernel change; on the main base our in-tree files are its tip's copies.
+#   series.sh work       build/BASE/patchwork: the pristine version of each
+#                        touched file, tagged BASE_TAG, and the series by git am
+#   series.sh intree     our in-tree files equal the tip
+#   series.sh git        build/BASE/series-git: the whole pristine tree in
+#                        git with the series on it, to rebase -i and --fixup
+#   series.sh save       series-git back into the patches and in-tree files
+# git am and git format-patch do the work; this keeps the files in step.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -86,23 +74,11 @@ ours() {
 	} | LC_ALL=C sort -u
 }
 
-need_work() {
-	[ -d "$WORK/.git" ] || die "run harness/series.sh work first"
-}
-
-# stage DIR: the tip's version of every touched file into DIR.
-stage() {
-	local dir=$1
-	need_work
-	mkdir -p "$dir"
-	git -C "$WORK" archive HEAD | tar -x -C "$dir"
-}
-
 # Files the series adds (absent from pristine) and the files we keep
 # in-tree: the tip must have the same content for every one of them.
 intree() {
 	local f bad=0 n=0
-	need_work
+	[ -d "$WORK/.git" ] || die "run harness/series.sh work first"
 	if [ "$BASE" != "$MAIN_BASE" ]; then
 		say "intree: the in-tree files are the $MAIN_BASE series' tip; nothing to compare on $BASE"
 		return 0
@@ -191,9 +167,8 @@ save() {
 
 case "${1:-}" in
 work) make_work ;;
-stage) [ -n "${2:-}" ] || die "usage: series.sh stage DIR"; stage "$2" ;;
 intree) intree ;;
 git) make_git ;;
 save) save ;;
-*) die "usage: series.sh work|stage DIR|intree|git|save" ;;
+*) die "usage: series.sh work|intree|git|save" ;;
 esac

@@ -7,10 +7,8 @@
 #   build/BASE/src                    hardlinked copy of pristine with the
 #                                     series (harness/series/BASE/) applied
 #                                     and, on the main base, our in-tree
-#                                     files over it
-# A file in build/src is only replaced when its content changes, so that
-# kbuild rebuilds only what changed.  Every replaced file is first removed so
-# that nothing is ever written through a hardlink into the pristine tree.
+#                                     files over it (lib.sh's put: only a
+#                                     changed file is replaced)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 take_lock
@@ -47,32 +45,12 @@ unpack_pristine() {
 	mv "$BUILD/pristine.tmp" "$BUILD/pristine"
 }
 
-# replace_if_changed NEW DEST: put the content of NEW at DEST unless equal.
-replace_if_changed() {
-	local new=$1 dest=$2
-	if [ -f "$dest" ] && cmp -s "$new" "$dest"; then
-		return 0
-	fi
-	mkdir -p "$(dirname "$dest")"
-	rm -f "$dest"
-	cp "$new" "$dest"
-	say "tree: updated ${dest#"$SRC"/}"
-}
-
-# A file we no longer provide: back to the pristine content, or gone if the
-# pristine tree has no such file.  Copied, not linked, so that its mtime is new
-# and kbuild notices the change.
+# A file we no longer provide: back to pristine, or gone if pristine has none.
 restore() {
-	local rel=$1
-	if [ -f "$PRISTINE/$rel" ]; then
-		if ! cmp -s "$PRISTINE/$rel" "$SRC/$rel"; then
-			rm -f "$SRC/$rel"
-			cp "$PRISTINE/$rel" "$SRC/$rel"
-			say "tree: restored $rel from pristine"
-		fi
-	elif [ -e "$SRC/$rel" ]; then
-		rm -f "$SRC/$rel"
-		say "tree: removed $rel"
+	if [ -f "$PRISTINE/$1" ]; then
+		put "$PRISTINE/$1" "$SRC/$1"
+	else
+		rm -f "$SRC/$1"
 	fi
 }
 
@@ -90,31 +68,32 @@ if [ ! -f "$SRC/.harness-src" ] || [ "$(cat "$SRC/.harness-src")" != "$(cat "$ST
 	mv "$SRC.tmp" "$SRC"
 fi
 
+# The series' tip for every file it touches (series.sh work), then our
+# in-tree files over it: they equal the tip once a change has landed in its
+# patch (make check's lint-checkpatch says where they do not), and an edit in
+# progress builds before it has.  Our in-tree files are the tip of the main
+# base's series only; another base's tree is its series alone.  TREE=pristine
+# (the bench's upstream kernel): neither.
 STAGE=$BUILD/stage
 rm -rf "$STAGE"
 mkdir -p "$STAGE"
-
-# The series' tip for every file it touches (harness/series.sh), then our
-# in-tree files over it: they equal the tip once a change has landed in its
-# patch (make check's lint-checkpatch says where they do not), and an edit in
-# progress builds before it has.
-bash "$HARNESS/series.sh" work
-bash "$HARNESS/series.sh" stage "$STAGE"
-# Our in-tree files are the tip of the main base's series only; another
-# base's tree is its series alone.
-files=()
-[ "$BASE" != "$MAIN_BASE" ] || mapfile -t files < <(overlay_files)
-mapfile -t staged < <(cd "$STAGE" && find . -type f | sed 's#^\./##' | LC_ALL=C sort)
+files=() staged=()
+if [ "${TREE:-}" != pristine ]; then
+	bash "$HARNESS/series.sh" work
+	git -C "$BUILD/patchwork" archive HEAD | tar -x -C "$STAGE"
+	[ "$BASE" != "$MAIN_BASE" ] || mapfile -t files < <(overlay_files)
+	mapfile -t staged < <(cd "$STAGE" && find . -type f | sed 's#^\./##' | LC_ALL=C sort)
+fi
 
 declare -A now=()
 for rel in "${files[@]}"; do
 	now[$rel]=1
-	replace_if_changed "$REPO/$rel" "$SRC/$rel"
+	put "$REPO/$rel" "$SRC/$rel"
 done
 for rel in "${staged[@]}"; do
 	[ -n "${now[$rel]:-}" ] && continue
 	now[$rel]=1
-	replace_if_changed "$STAGE/$rel" "$SRC/$rel"
+	put "$STAGE/$rel" "$SRC/$rel"
 done
 
 # Whatever we provided last time and no longer do goes back to pristine.

@@ -1,37 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# `make bench`: the RDMA controller's charge and uncharge cost, ours against
-# the pristine base (BASE, see harness/lib.sh), in one run.
+# `make bench`: the controller's charge and uncharge cost, ours against
+# pristine BASE ("upstream") and ours without the controller ("nocg", the
+# end-to-end cases only), in one run:
 #   harness/bench/run.sh [--smoke] [--rounds N] [--reps N] [--cases LIST]
 #                        [--kernels LIST]
-#
-# Builds ours, the pristine base ("upstream") and ours with
-# CONFIG_CGROUP_RDMA=n ("nocg": the end-to-end cases only) with one
-# configuration (harness/bench/build.sh); boots them in turn under QEMU
-# (TCG: ours, upstream, nocg, ours, ...), N rounds (default 5), each boot
-# running the cases of harness/bench/guest/init; then
-# harness/bench/report.py takes per case the median of each boot's
-# repetitions, and per kernel the median and range of those over the boots,
-# into build/BASE/bench/: results.json, summary.md (the table, with date
-# and machine), raw/KERNEL-ROUND.txt (what each guest reported) and
-# console/KERNEL-ROUND.log.  --smoke: ours and upstream, one short boot
-# each; fails if the benchmark does not work (not if it is slow).
-#
-# BENCH_STEPS=1 (or "steps" in --kernels) adds a kernel for each
-# cgroup/rdma patch of the series (build.sh steps), booted in turn with the
-# others; BENCH_STEPS_GIT and BENCH_STEPS_REVS take the steps from another
-# branch, e.g. the reader storm of the controller's steps:
+# The kernels (harness/bench/build.sh) boot in turn under QEMU, N rounds
+# (default 5), each running harness/bench/guest/init; report.py takes per
+# case the median of a boot's repetitions and per kernel the median and
+# range over the boots: build/BASE/bench/{results.json,summary.md,raw/,console/}.
+# --smoke: ours and upstream, one short boot each; fails only if the
+# benchmark does not work.  "steps" in --kernels (or BENCH_STEPS=1) adds a
+# kernel per cgroup/rdma patch, e.g. the reader storm of the controller's steps:
 #   BENCH_STEPS_GIT=build/7.3/series-git BENCH_STEPS_REVS="HEAD~5 HEAD~4 HEAD" \
 #   harness/bench/run.sh --kernels upstream,ours,steps --cases storm
-#
-# BENCH_ICOUNT=1 boots every guest with -icount shift=0,sleep=off (one vCPU
-# thread, 1 ns of guest time per instruction): the times are then
-# instruction counts of the whole guest path, which neither host load nor
-# TCG's cost per instruction moves.  Not for par: vCPUs take turns.
-#
-# Build steps and boots hold build/BASE/.lock: concurrent builds would
-# disturb the measurement on two cores.  BENCH_SMP (default 4) vCPUs per
-# guest.
+# BENCH_ICOUNT=1: -icount shift=0,sleep=off (1 ns of guest time per
+# instruction: the times are instruction counts; not for par, whose vCPUs
+# then take turns).  BENCH_SMP (default 4) vCPUs.  No tool runs a benchmark
+# across kernels and boots; this one holds build/BASE/.lock throughout.
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
@@ -63,31 +49,18 @@ else
 fi
 # --kernels ours,upstream,...: a subset, in the order given
 [ -z "$only" ] || IFS=, read -r -a kernels <<<"$only"
-kimage() { echo "$K/$1/obj-release/arch/x86/boot/bzImage"; }
 
 take_lock
+# the base's pristine tree and build/BASE/patchwork, which build.sh's trees use
 step tree "5s; 1 min the first time" bash "$HARNESS/tree.sh" || exit 1
 for k in "${kernels[@]}"; do
-	case $k in
-	upstream) est="30s; 3 min the first time (ccache has most of ours)" ;;
-	steps) est="1-2 min per step; 3-5 min per step the first time" ;;
-	*) est="1-2 min; 12-15 min the first time" ;;
-	esac
-	step "bench-build-$k" "$est" bash "$HARNESS/bench/build.sh" "$k" || exit 1
+	step "bench-build-$k" "1-3 min a kernel; 15 min the first time" bash "$HARNESS/bench/build.sh" "$k" || exit 1
 done
 step bench-initramfs "30s" bash "$HARNESS/bench/build.sh" initramfs || exit 1
 # "steps" stands for the kernels build.sh steps made, in series order.
-expanded=()
-for k in "${kernels[@]}"; do
-	if [ "$k" = steps ]; then
-		for d in $(cd "$K" && ls -d step[0-9]* | sort -V); do
-			expanded+=("$d")
-		done
-	else
-		expanded+=("$k")
-	fi
-done
-kernels=("${expanded[@]}")
+mapfile -t kernels < <(for k in "${kernels[@]}"; do
+	if [ "$k" = steps ]; then (cd "$K" && ls -d step[0-9]* | sort -V); else echo "$k"; fi
+done)
 t_built=$(date +%s)
 
 rm -rf "$OUT/raw" "$OUT/console"
@@ -106,7 +79,7 @@ boot() {
 	[ "${BENCH_ICOUNT:-0}" = 1 ] && accel=(-accel tcg -icount shift=0,sleep=off)
 	timeout -k 10 "${BENCH_BOOT_TIMEOUT:-1200}" qemu-system-x86_64 \
 		"${accel[@]}" -m 2G -smp "$SMP" -no-reboot -nic none \
-		-kernel "$(kimage "$k")" -initrd "$K/initramfs.cpio.gz" \
+		-kernel "$K/$k/bzImage" -initrd "$K/initramfs.cpio.gz" \
 		-append "console=ttyS0 panic=-1 oops=panic rdinit=/bench/init bcases=$kcases breps=$reps" \
 		-display none -monitor none -serial "file:$con" -serial "file:$raw" </dev/null || rc=$?
 	[ $rc -eq 0 ] || { say "qemu exited with $rc"; return 1; }
@@ -120,12 +93,7 @@ boot() {
 failed=0
 for r in $(seq "$rounds"); do
 	for k in "${kernels[@]}"; do
-		case $k in
-		nocg) est="15s" ;;
-		step[0-9]*) est="30s" ;;
-		*) est="1-2 min" ;;
-		esac
-		step "bench-boot-$k-$r" "$est" boot "$k" "$r" || failed=1
+		step "bench-boot-$k-$r" "15s-2 min" boot "$k" "$r" || failed=1
 	done
 done
 t_booted=$(date +%s)
