@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-#
 # Test of one fix of the series (make fixes-check):
 # "RDMA/siw: Release the umem of an MR that got no memory object"
 #
@@ -10,13 +9,9 @@
 # fix frees the MR but not the umem: the pages stay pinned (VmPin of the
 # process does not go back to 0) and the umem is never freed (kmemleak).
 #
-# The failure is injected deterministically: failslab's stacktrace filter
-# (require-start/end) is set to the address range of siw_mr_add_mem() from
-# /proc/kallsyms, and verbs_worker arms /proc/thread-self/fail-nth with 1
-# just before its ibv_reg_mr(), so that exactly the first allocation made
-# under siw_mr_add_mem() (its kzalloc of the siw_mem) fails, nothing else.
-# Only what pristine upstream has is used (no rdma.mr_mem files).
-#
+# failslab aimed at siw_mr_add_mem() (its range in /proc/kallsyms) and
+# fail-nth armed with 1 just before ibv_reg_mr() fail exactly its kzalloc
+# of the siw_mem.  Only what pristine upstream has is used.
 # Environment: DEV (default siw0).
 
 DEV=${DEV:-siw0}
@@ -40,29 +35,24 @@ trap cleanup EXIT
 mkdir -p "$TMP"
 
 echo "TAP version 13"
-echo "1..4"
+PLAN=4
+echo "1..$PLAN"
 
-# 1: failslab aimed at siw_mr_add_mem()
-why=
-if [ ! -d "/sys/class/infiniband/$DEV" ]; then
-	why="no device $DEV"
-elif [ ! -w "$FS/require-start" ] || [ ! -e /proc/self/fail-nth ]; then
-	why="no failslab stacktrace filter or no fail-nth (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS, CONFIG_FAULT_INJECTION_STACKTRACE_FILTER)"
-elif ! range=$(kallsyms_range '^siw_mr_add_mem$'); then
-	why="no siw_mr_add_mem in /proc/kallsyms"
-else
-	failslab_save
-	# shellcheck disable=SC2086
-	failslab_aim $range || why="configuring $FS failed"
-fi
-if [ -n "$why" ]; then
-	fail "setup: failslab aimed at siw_mr_add_mem() # $why"
-	skip "ibv_reg_mr fails with ENOMEM when siw_mr_add_mem() fails" "setup failed"
-	skip "VmPin 0 kB after the failed ibv_reg_mr" "setup failed"
-	skip "kmemleak: no new unreferenced objects" "setup failed"
-	exit 1
-fi
-pass "setup: failslab aimed at siw_mr_add_mem() [0x${range% *}, 0x${range#* })"
+# 1: failslab aimed at siw_mr_add_mem(); why not as a diagnostic
+aim() {
+	if [ ! -w "$FS/require-start" ] || [ ! -e /proc/self/fail-nth ]; then
+		echo "# no failslab stacktrace filter or no fail-nth (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS, CONFIG_FAULT_INJECTION_STACKTRACE_FILTER)"
+	elif ! range=$(kallsyms_range '^siw_mr_add_mem$'); then
+		echo "# no siw_mr_add_mem in /proc/kallsyms"
+	else
+		failslab_save
+		# shellcheck disable=SC2086
+		failslab_aim $range && return 0
+		echo "# configuring $FS failed"
+	fi
+	return 1
+}
+setup "failslab aimed at siw_mr_add_mem()" aim
 
 kmemleak_start
 
@@ -77,8 +67,7 @@ if ! wait_hold "$TMP/out"; then
 	fail "ibv_reg_mr fails with ENOMEM when siw_mr_add_mem() fails"
 	echo "the worker did not report within 60 s:" | diag
 	diag <"$TMP/out"
-	skip "VmPin 0 kB after the failed ibv_reg_mr" "no worker"
-	skip "kmemleak: no new unreferenced objects" "no worker"
+	while [ "$n" -lt "$PLAN" ]; do skip "not run" "no worker"; done
 	exit 1
 fi
 case "$hold_line" in

@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-#
 # Test of one fix of the series (make fixes-check):
 # "RDMA/siw: Check the range with ib_umem_get() before sizing the page list"
 # (on 7.3: "RDMA/siw: Pin the range before sizing the page chunks")
@@ -13,7 +12,6 @@
 # the rest. reg_len registers the length; the kernel log since the test
 # began must have no splat. 64 GiB (a 256 KiB array, allocated and freed
 # before the fix) and a length whose end wraps around are refused too.
-#
 # Environment: DEV (default siw0).
 
 DEV=${DEV:-siw0}

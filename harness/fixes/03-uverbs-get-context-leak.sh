@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-#
 # Test of one fix of the series (make fixes-check):
 # "RDMA/core: Drop the restrack task reference when GET_CONTEXT fails"
 #
@@ -13,7 +12,6 @@
 # a raw ioctl on a new fd: EAGAIN) and issued twice on one fd (EINVAL), and
 # a third object (a PD, a CQ) refused with EAGAIN.
 # Only what pristine upstream has is used (rdma.max, rdma.current).
-#
 # Environment: DEV (default siw0), REFUSE_ITERATIONS (default 20).
 
 DEV=${DEV:-siw0}
@@ -64,21 +62,14 @@ kmemleak_start
 
 # 2: every refusal is what it should be (EAGAIN, EINVAL on a used fd).
 what="$ITER processes: GET_CONTEXT refused with EAGAIN by hca_handle=1 (ibv_open_device, raw ioctl) and with EINVAL on a used fd, a third object with EAGAIN"
-if refuse_loop -d "$DEV" -n "$ITER" -s orepc -g "$CG" >"$TMP/loop" 2>&1; then
-	pass "$what"
-else
-	fail "$what"
-fi
+refuse_loop -d "$DEV" -n "$ITER" -s orepc -g "$CG" >"$TMP/loop" 2>&1
+result $((! $?)) "$what"
 head -n 20 "$TMP/loop" | diag
 
 # 3: the charges are back to zero once the processes are gone.
 zero() { [ "$(grep "^$DEV " "$CG/rdma.current" | xargs)" = "$DEV hca_handle=0 hca_object=0" ]; }
-if wait_for 10 zero; then
-	pass "rdma.current back to \"$DEV hca_handle=0 hca_object=0\""
-else
-	fail "rdma.current back to \"$DEV hca_handle=0 hca_object=0\""
+try "rdma.current back to \"$DEV hca_handle=0 hca_object=0\"" wait_for 10 zero ||
 	diag <"$CG/rdma.current"
-fi
 
 # 4: no task_struct (or anything else) leaked.
 kmemleak_end fail
@@ -93,11 +84,7 @@ tasks_back() {
 if [ -z "$tasks_before" ]; then
 	fail "$what # $TSLAB/objects not available"
 else
-	if wait_for 10 tasks_back; then
-		pass "$what"
-	else
-		fail "$what"
-	fi
+	try "$what" wait_for 10 tasks_back
 	echo "before $tasks_before, after $tasks_after" | diag
 fi
 

@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-#
 # Test of one fix of the series (make fixes-check):
 # "cgroup/rdma: Drop the trailing space from rdma.max and rdma.current"
 # (on 7.3, which has rdma.peak too:
@@ -11,7 +10,6 @@
 # lines below, byte for byte: without a limit, with one, and while a
 # process holds a context and a PD; and rdma.peak after it, where the
 # kernel has one.
-#
 # Environment: DEV (default siw0).
 
 DEV=${DEV:-siw0}
@@ -36,13 +34,9 @@ mkdir -p "$TMP"
 # registered in this guest); the bytes of both are shown if not.
 exact() {
 	printf '%s\n' "$2" >"$TMP/want"
-	if cmp -s "$TMP/want" "$1"; then
-		pass "$1 is exactly \"$2\\n\""
-	else
-		fail "$1 is exactly \"$2\\n\""
+	try "$1 is exactly \"$2\\n\"" cmp -s "$TMP/want" "$1" ||
 		{ echo "want (sed -n l, \$ marks the end of a line):"; sed -n l "$TMP/want"
 		  echo "got:"; sed -n l "$1"; } | diag
-	fi
 }
 
 # rdma.peak came with Linux 7.2: checked there and later, not planned on 6.12

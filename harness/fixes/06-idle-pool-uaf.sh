@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-#
 # Test of one fix of the series (make fixes-check):
 # "cgroup/rdma: Free idle pools when a cgroup goes offline"
 # Moot on 7.3: rdmacg_css_free() frees every pool of the cgroup
@@ -13,7 +12,6 @@
 # then `rdma link delete DEV` must leave no splat in the kernel log.  The
 # device is added back afterwards.  The harness also fails the test for a
 # splat on the console between its markers.
-#
 # Environment: DEV (default siw0, a soft-iWARP device on lo).
 
 DEV=${DEV:-siw0}
@@ -56,21 +54,12 @@ setup "idle pool in $P/idle (rdma.max \"$DEV hca_handle=1\")" idle_pool
 # 2: rmdir, and the cgroup really freed (css_free has run: the parent's
 # nr_dying_descendants drops only after that)
 rmdir "$P/idle"
-if wait_for 60 freed; then
-	pass "cgroup freed after rmdir ($P/cgroup.stat: nr_dying_descendants 0)"
-else
-	fail "cgroup freed after rmdir ($P/cgroup.stat: nr_dying_descendants 0)"
+try "cgroup freed after rmdir ($P/cgroup.stat: nr_dying_descendants 0)" wait_for 60 freed ||
 	echo "nr_dying_descendants is still $(dying) after 60 s" | diag
-fi
 
 # 3: remove the device: every pool of it is freed
-if timeout 60 rdma link delete "$DEV" >"$TMP/del" 2>&1 &&
-   [ ! -d "/sys/class/infiniband/$DEV" ]; then
-	pass "rdma link delete $DEV"
-else
-	fail "rdma link delete $DEV"
-	diag <"$TMP/del"
-fi
+timeout 60 rdma link delete "$DEV" >"$TMP/del" 2>&1
+try "rdma link delete $DEV" test ! -d "/sys/class/infiniband/$DEV" || diag <"$TMP/del"
 
 # 4: without a use-after-free on the way
 rdmacg_no_splat "$MARK" "$TMP/dmesg"

@@ -1,31 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The narrated demo run by `make demo` in the release guest: a cgroup limits
-# a real verbs workload (ibv_rc_pingpong) on a soft RDMA device, then a
-# container runtime (runc) sets the same kind of limit from its OCI config
-# (linux.resources.rdma) and reads the cgroup's files back; last, the
-# cgroup's rdma.mr_mem.max limits the bytes of memory its processes may
-# pin as memory regions, and a registration past it is refused; and runc
-# sets that limit for a container through linux.resources.unified.
-#
-# The demo checks itself, in TAP: it plans its checks ("1..32"), each prints
-# "ok N step S: WHAT" or "not ok N step S: WHAT: expected 'X', got 'Y'", and
-# the last line is exactly "demo: N passed, M failed", which harness/run.sh
-# reads on the host.  make check runs it too, as one of the guest tests
-# (the runc tests of linux.resources.rdma and .unified are its steps 8 and
-# 10); it then removes what it made.
-#
-# Nothing depends on timing.  The ping-pong server is started first, inside
-# the cgroup: it holds its context and its 4 objects (PD, MR, CQ, QP) while
-# it waits for its client, so the cgroup stays at its limit for as long as
-# the refusals are shown; only then is the client started, and both run to
-# the end.  States are awaited by polling with a bound (wait_for), and every
-# command that could block runs under `timeout`.
-#
-# The device is rxe0 (soft-RoCE on lo): ibv_rc_pingpong connects its QPs with
-# plain verbs, which RoCE allows; siw0 (soft-iWARP, used by the tests) needs
-# the RDMA connection manager for that, and the CM cannot resolve loopback
-# addresses on siw.
+# The narrated demo (make demo; make check runs it too): a cgroup limits a
+# real verbs workload (ibv_rc_pingpong) on rxe0; runc sets such a limit from
+# linux.resources.rdma and reads it back; rdma.mr_mem.max refuses a
+# registration past it, also set by runc through linux.resources.unified.
+# TAP ("1..32", "ok N step S: WHAT"), then "demo: N passed, M failed",
+# which harness/run.sh judges.  Nothing depends on timing: the ping-pong
+# server holds its context and 4 objects while it waits for its client, so
+# the refusals are shown at the limit; states are awaited with a bound
+# (wait_for), and what could block runs under `timeout`.  rxe (soft-RoCE),
+# not siw: ibv_rc_pingpong connects with plain verbs, siw needs the CM,
+# which cannot resolve loopback addresses on siw.
 
 . "$HLIB/wait.sh"
 . "$HLIB/runc.sh"
@@ -70,8 +55,8 @@ incg() {
 	sh -c 'echo $$ > '"$CG"'/cgroup.procs && exec "$@"' incg "$@"
 }
 
-# run_in_cg LOG NOTE CMD...: show and run CMD inside $CG, with its output
-# in $T/LOG.log, then show that output; rc is CMD's exit status.
+# run_in_cg LOG NOTE CMD...: show CMD, run it in $CG (output in $T/LOG.log,
+# then shown; status in rc).
 run_in_cg() {
 	ri_log=$T/$1.log
 	ri_note=$2

@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# failslab helpers, sourced (`. "$HLIB/failslab.sh"`) by the tests
-# that make chosen slab allocations fail; not a test itself.  They save
-# the knobs to $TMP/failslab.saved and put them back at the end.
+# failslab helpers, sourced: the knobs saved to $TMP/failslab.saved and
+# put back at the end.
 
 FS=/sys/kernel/debug/failslab
 FS_KNOBS="probability interval times space verbose task-filter ignore-gfp-wait
@@ -23,10 +22,9 @@ failslab_restore() {
 	done <"$TMP/failslab.saved"
 }
 
-# kallsyms_range ERE: "START END" (hex, no 0x): from the lowest text symbol
-# whose name matches ERE to the first text symbol after the highest one.
-# Addresses are compared as strings of 16 hex digits (awk's numbers are
-# doubles), and nothing is sorted (that costs much under TCG).
+# kallsyms_range ERE: "START END" (hex, no 0x), the lowest text symbol
+# matching ERE to the first after the highest; compared as 16-digit
+# strings (awk's numbers are doubles), unsorted (sorting costs much under TCG).
 kallsyms_range() {
 	awk -v re="$1" '
 		$2 ~ /^[tT]$/ && length($1) == 16 {
@@ -43,11 +41,8 @@ kallsyms_range() {
 		}' /proc/kallsyms
 }
 
-# failslab_aim START END: fail only allocations made with an address of
-# [START, END) (hex, no 0x) on the stack, once armed through fail-nth or
-# probability.  kmemleak_alloc() allocates on the same stack when it
-# records an object: its range is rejected, so that only the code under
-# test fails.
+# failslab_aim START END: fail only allocations with an address of [START,
+# END) on the stack, once armed; not kmemleak_alloc()'s, on the same stack.
 failslab_aim() {
 	fa_reject="0 0"
 	fa_kr=$(kallsyms_range '^kmemleak_alloc$') && fa_reject=$fa_kr

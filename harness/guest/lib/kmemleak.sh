@@ -1,25 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
-# kmemleak helpers, sourced (`. "$HLIB/kmemleak.sh"`) by the guest
-# tests, which busybox sh runs; not a test itself.
-#
-# Every helper expects the caller to have set KML to the kmemleak file
-# (/sys/kernel/debug/kmemleak).  The caller also keeps MIN_AGE (6: kmemleak
-# reports no object younger than 5 s) and sleeps that long before its
-# final scans, or has kmemleak_end do it; and TMP, a scratch folder.
+# kmemleak helpers of the guest tests (busybox sh), sourced.  The caller
+# sets KML (/sys/kernel/debug/kmemleak), MIN_AGE (6: kmemleak reports no
+# object younger than 5 s) and TMP, a scratch folder.
 
-# Have kmemleak scan memory now, by writing "scan" to KML; the shell's
-# error message if that fails is discarded, the exit status tells.
+# kmemleak_scan: a scan now; the exit status tells whether it could.
 kmemleak_scan() {
 	echo scan 2>/dev/null >"$KML"
 }
 
-# Addresses of every object in the current kmemleak report (reads KML).
+# kmemleak_addrs: the addresses of the objects kmemleak reports.
 kmemleak_addrs() {
 	sed -n 's/^unreferenced object \(0x[0-9a-f]*\) .*/\1/p' "$KML"
 }
 
-# The report entries whose address is not listed in file $1, as written by
-# kmemleak_addrs (reads KML).
+# kmemleak_new_entries FILE: the entries whose address FILE does not list.
 kmemleak_new_entries() {
 	awk -v base="$1" '
 		BEGIN { while ((getline a < base) > 0) old[a] = 1 }
@@ -28,18 +22,14 @@ kmemleak_new_entries() {
 	' "$KML"
 }
 
-# kmemleak_start: note in $TMP/kml.before the objects kmemleak reports
-# now, if kmemleak is there (KML readable and scannable).
+# kmemleak_start: what kmemleak reports now, in $TMP/kml.before.
 kmemleak_start() {
 	[ -r "$KML" ] && kmemleak_scan && kmemleak_addrs >"$TMP/kml.before"
 }
 
-# kmemleak_end fail|skip: one TAP result, "kmemleak: no new unreferenced
-# objects" (pass and fail come from tap.sh): waits MIN_AGE seconds, has
-# kmemleak scan twice, and fails if the report lists an object that
-# kmemleak_start did not, with the first ones as diagnostics.  Without
-# kmemleak, the result fails (a fix's test: the leak is the point) or is
-# skipped.
+# kmemleak_end fail|skip: the TAP result "kmemleak: no new unreferenced
+# objects", after MIN_AGE s and two scans: fails for an object
+# kmemleak_start did not see.  Without kmemleak: fail (a fix's test) or skip.
 kmemleak_end() {
 	if [ ! -e "$TMP/kml.before" ]; then
 		if [ "$1" = fail ]; then

@@ -1,14 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
-# Helpers for the guest tests that check the rdma controller's counters,
-# sourced (`. "$HLIB/rdmacg.sh"`) by the guest tests, which busybox
-# sh runs; not a test itself.  Variables of the helpers are
-# prefixed with their initials: the shell has no local variables.
+# The controller's counters, for the guest tests (busybox sh), sourced;
+# variables prefixed with the helper's initials (no locals in sh).
 
-# rdmacg_check ROOT DEV [SPEC]...: DEV's line in rdma.current and
-# rdma.mr_mem.current of every cgroup under ROOT, as the SPECs say:
-# REL:HANDLES:OBJECTS and REL=BYTES (REL relative to ROOT, "." for ROOT
-# itself), zero where no SPEC names the cgroup.  Prints a TAP diagnostic
-# for each line that differs; returns 1 if any does.
+# rdmacg_check ROOT DEV [SPEC]...: DEV's rdma.current and rdma.mr_mem.current
+# in every cgroup under ROOT are as REL:HANDLES:OBJECTS and REL=BYTES say
+# (REL "." for ROOT), zero elsewhere; a diagnostic for each that is not.
 rdmacg_check() {
 	ck_root=$1 ck_dev=$2
 	shift 2
@@ -30,8 +26,7 @@ rdmacg_check() {
 	return $ck_bad
 }
 
-# rdmacg_line FILE VALUE: whether FILE has the line "$ck_dev VALUE"; if
-# not, a TAP diagnostic naming the cgroup ($ck_rel).
+# rdmacg_line FILE VALUE: FILE has "$ck_dev VALUE", or a diagnostic.
 rdmacg_line() {
 	cl_line=
 	while read -r cl_l; do
@@ -42,9 +37,8 @@ rdmacg_line() {
 	return 1
 }
 
-# rdmacg_no_splat MARK FILE: the TAP result "kernel log: no splat" for the
-# kernel log since the line MARK (which the test wrote to /dev/kmsg at its
-# start), kept in FILE; a failure shows its suspicious lines (splat.ere).
+# rdmacg_no_splat MARK FILE: the TAP result "kernel log: no splat" since
+# the line MARK (the test's own, in /dev/kmsg), the log kept in FILE.
 rdmacg_no_splat() {
 	dmesg | sed -n "/$1/,\$p" >"$2"
 	if grep -E -f "$HLIB/splat.ere" "$2" >"$2.splat"; then

@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# TAP helpers, sourced (`. "$HLIB/tap.sh"`) by the guest tests,
-# which busybox sh runs; not a test itself.  They count the tests
-# in n and set failed to 1 on a failure, for the caller's `exit "$failed"`.
+# TAP helpers of the guest tests (busybox sh), sourced: the count in n,
+# failed=1 on a failure for the caller's `exit "$failed"`.
 
 n=0
 failed=0
@@ -16,18 +15,23 @@ result() { if [ "$1" = 1 ]; then pass "$2"; else fail "$2"; fi; }
 skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
 # diag: standard input as TAP diagnostics, each line prefixed with "# ".
 diag() { sed 's/^/# /'; }
-# check NAME EXPECTED GOT: pass if the two strings are equal, else fail
-# and show both as diagnostics.
+# check NAME EXPECTED GOT: pass if equal, else fail, show both, return 1.
 check() {
-	if [ "$3" = "$2" ]; then
-		pass "$1"
-	else
-		fail "$1"
-		printf 'want: %s\ngot:  %s\n' "$2" "$3" | diag
-	fi
+	[ "$3" = "$2" ] && pass "$1" && return 0
+	fail "$1"
+	printf 'want: %s\ngot:  %s\n' "$2" "$3" | diag
+	return 1
 }
-# rdma_ready DEV: whether DEV and the rdma controller are there, with the
-# controller enabled for the root's children; if not, prints why.
+# try NAME CMD...: pass if CMD succeeds, else fail and return 1.
+try() {
+	tr_what=$1
+	shift
+	"$@" && pass "$tr_what" && return 0
+	fail "$tr_what"
+	return 1
+}
+# rdma_ready DEV: DEV and the rdma controller are there, enabled for the
+# root's children; or print why not.
 rdma_ready() {
 	if [ ! -d "/sys/class/infiniband/$1" ]; then
 		echo "no device $1"
@@ -41,9 +45,8 @@ rdma_ready() {
 		echo +rdma >/sys/fs/cgroup/cgroup.subtree_control ||
 		{ echo "cannot enable rdma in the root's cgroup.subtree_control"; return 1; }
 }
-# setup WHAT CMD...: the test "setup: WHAT", which passes if DEV and the
-# rdma controller are there (rdma_ready) and CMD succeeds.  If it fails,
-# the rest of the plan (PLAN tests) is skipped and the test exits 1.
+# setup WHAT CMD...: "setup: WHAT" passes if rdma_ready and CMD succeed;
+# else the rest of the plan (PLAN) is skipped and the test exits 1.
 setup() {
 	su_what=$1
 	shift

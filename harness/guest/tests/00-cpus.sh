@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-#
 # The concurrency tests (KUnit's concurrent workers, 50-stress, test_rdma)
 # mean something only if the guest runs on more than one CPU. boot.sh passes
 # the number of vCPUs it gave QEMU as hcpus=N; every one must be online.

@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-#
 # Re-registration of a memory region against rdma.mr_mem, on soft-RoCE
 # (rxe on lo; siw has no rereg): see harness/guest/src/mr_rereg.c for
 # what each of the 5 checks shows.  The cgroups are mr-rereg/a, which
@@ -42,19 +41,6 @@ grep -qw rdma "$CGROOT/cgroup.subtree_control" ||
 mkdir -p "$CG" && echo +rdma >"$CG/cgroup.subtree_control" &&
 	mkdir -p "$CG/a" "$CG/b"
 
-# mr_rereg prints "ok N ..." lines 1..5 itself; run it in a subshell so
-# that its cgroup moves leave this shell where it is.
-out=$(timeout 60 sh -c 'exec mr_rereg "$@"' mr_rereg "$DEV" "$CG/a" "$CG/b" 2>&1)
-rc=$?
-echo "$out"
-got=$(echo "$out" | grep -c '^\(not \)\{0,1\}ok ')
-if [ "$got" -ne 5 ]; then
-	# Fill the plan so that the runner reports which checks never ran.
-	i=$((got + 1))
-	while [ $i -le 5 ]; do
-		echo "not ok $i mr_rereg did not get here (exit $rc)"
-		i=$((i + 1))
-	done
-	exit 1
-fi
-exit $rc
+# mr_rereg prints "ok N ..." 1..5 itself (analyze.py fails a short run),
+# in a subshell, so that its cgroup moves leave this shell where it is.
+timeout 60 sh -c 'exec mr_rereg "$@"' mr_rereg "$DEV" "$CG/a" "$CG/b" 2>&1

@@ -1,37 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-#
-# Fault injection into the rdma cgroup controller's allocations.
-#
-# failslab is aimed at kernel/cgroup/rdma.c only: its stacktrace filter
-# (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER) requires a return address in
-# the address range of rdma.c's functions, taken from /proc/kallsyms, so an
-# allocation fails only when rdma.c is on the stack: the pools of a cgroup
-# and its ancestors (kzalloc in rdmacg_pool_alloc()) and the nodes of a
-# device's xarray of pools (xa_insert(), which retries a failed node
-# allocation once outside its lock).  Which task fails, and when, is chosen with
-# /proc/thread-self/fail-nth: armed with N just before one operation, the
-# N-th such allocation of that task fails and none other does.  Sweeping N
-# = 1, 2, ... until the operation goes through untouched fails each of the
-# operation's allocations in turn.  For every step:
-#   - an rdma.max write that needs a new pool fails with ENOMEM and the file
-#     is unchanged;
-#   - a context or object whose charge needs new pools (fresh nested
-#     cgroups) fails with ENOMEM and rdma.current is unchanged in every
-#     cgroup, the levels already charged having been given back;
-#   - the step with no fault succeeds and is charged exactly.
-# A fault that a retry absorbs is counted as such (xa_insert() absorbs
-# one).  An MR is swept so too: registered after the task moved to fresh
-# cgroups, its hca_object charge creates their pools; while it fails,
-# rdma.mr_mem.current stays exactly what the MR held already costs.
-# Then the whole registration path: failslab aimed at every allocation
-# made under ib_uverbs_reg_mr() (uobject, driver, umem, before and after
-# the mr_mem charge), each failed in turn; after every failure
-# rdma.current and rdma.mr_mem.current are exactly what the held objects
-# and MRs cost, at every level.
-# Afterwards, with injection off, everything works; nothing leaked
-# (kmemleak) and the kernel log has no splat.
-#
+# Fault injection into the rdma controller's allocations.  failslab's
+# stacktrace filter aims at rdma.c's functions (their range in
+# /proc/kallsyms): its pools (kzalloc) and their xarray's nodes (xa_insert
+# retries a failed one once).  /proc/thread-self/fail-nth, armed with N
+# before one operation, fails that task's N-th such allocation; N = 1, 2, ...
+# until the operation goes through untouched fails each allocation in turn:
+#   - an rdma.max write needing a new pool fails with ENOMEM, file unchanged;
+#   - a context, object or MR whose charge needs new pools (fresh nested
+#     cgroups) fails with ENOMEM, every rdma.current and rdma.mr_mem.current
+#     unchanged; the step without a fault is charged exactly;
+#   - then failslab aimed at ib_uverbs_reg_mr(): whatever allocation of the
+#     registration fails, the counters are what the held objects cost.
+# Then, injection off, everything works; no leak (kmemleak), no splat.
 # Environment: DEV (default siw0).
 
 DEV=${DEV:-siw0}
@@ -70,55 +51,35 @@ echo "60-failslab: start" >/dev/kmsg
 
 injected_total=0
 
-# 1: setup
-setup_ok=0
-why=
-if ! why=$(rdma_ready "$DEV"); then
-	:
-elif [ ! -w "$FS/probability" ] || [ ! -e /proc/self/fail-nth ]; then
-	why="no failslab in debugfs or no /proc/self/fail-nth (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)"
-elif [ ! -e "$FS/require-start" ]; then
-	why="no $FS/require-start (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER)"
-elif ! range=$(kallsyms_range '^(__)?rdmacg_'); then
-	why="no rdmacg_ functions in /proc/kallsyms"
-else
-	failslab_save
-	# shellcheck disable=SC2086
-	set -- $range
-	# in hex: the addresses do not fit the shell's signed arithmetic
-	rstart=0x$1
-	rend=0x$2
-	find "$FI" -depth -type d -exec rmdir {} \; 2>/dev/null
-	if failslab_aim "$1" "$2" && mkdir "$FI" && enable_rdma "$FI"; then
-		setup_ok=1
+# 1: setup; rstart and rend: rdma.c's range (hex: too large for the
+# shell); why it failed as a diagnostic
+fs_setup() {
+	if [ ! -w "$FS/probability" ] || [ ! -e /proc/self/fail-nth ]; then
+		echo "# no failslab in debugfs or no /proc/self/fail-nth (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)"
+	elif [ ! -e "$FS/require-start" ]; then
+		echo "# no $FS/require-start (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER)"
+	elif ! range=$(kallsyms_range '^(__)?rdmacg_'); then
+		echo "# no rdmacg_ functions in /proc/kallsyms"
 	else
-		why="configuring failslab or creating $FI failed"
+		failslab_save
+		# shellcheck disable=SC2086
+		set -- $range
+		rstart=0x$1 rend=0x$2
+		find "$FI" -depth -type d -exec rmdir {} \; 2>/dev/null
+		failslab_aim "$1" "$2" && mkdir "$FI" && enable_rdma "$FI" && return 0
+		echo "# configuring failslab or creating $FI failed"
 	fi
-fi
-if [ "$setup_ok" = 1 ]; then
-	pass "setup: failslab limited to rdma.c's functions (rdmacg_*, __rdmacg_*) at [0x$1, 0x$2)"
-else
-	fail "setup # $why"
-fi
-
-skip_rest() {
-	while [ "$n" -lt "$PLAN" ]; do
-		skip "$1" "$2"
-	done
+	return 1
 }
-if [ "$setup_ok" != 1 ]; then
-	skip_rest "not run" "setup failed"
-	exit 1
-fi
+setup "failslab limited to rdma.c's functions (rdmacg_*, __rdmacg_*)" fs_setup
+echo "# rdma.c: [$rstart, $rend)"
 
 # What kmemleak reports at the start of this test (kmemleak_start scans
 # first) is not held against it.
 kmemleak_start
 
 # 2: rdma.max writes that need a new pool.
-ok2=1
-inj=0
-absorbed=0
+ok2=1 inj=0 absorbed=0
 limit="$DEV hca_handle=7 hca_object=9"
 for nth in $(seq "$MAX_NTH"); do
 	cg=$FI/w$nth
@@ -129,17 +90,12 @@ for nth in $(seq "$MAX_NTH"); do
 	case "$out" in
 	"write ENOMEM injected=1")
 		inj=$((inj + 1))
-		if [ "$after" != "$before" ]; then
-			echo "# nth=$nth: ENOMEM but rdma.max changed: \"$before\" -> \"$after\""
-			ok2=0
-		fi
+		[ "$after" = "$before" ] ||
+			{ echo "# nth=$nth: ENOMEM but rdma.max changed: \"$before\" -> \"$after\""; ok2=0; }
 		;;
 	"ok injected="[01])
 		# injected=1: a fault that a retry absorbed (none expected)
-		if ! echo "$after" | grep -qx "$limit"; then
-			echo "# nth=$nth: $out, but rdma.max is \"$after\""
-			ok2=0
-		fi
+		[ "$after" = "$limit" ] || { echo "# nth=$nth: $out, but rdma.max is \"$after\""; ok2=0; }
 		[ "$out" = "ok injected=0" ] && break
 		absorbed=$((absorbed + 1))
 		;;
@@ -152,29 +108,20 @@ for nth in $(seq "$MAX_NTH"); do
 done
 # The pool exists now: rewriting the limit allocates nothing.
 out=$(cgtool write -F 1 "$cg/rdma.max" "$DEV hca_handle=1 hca_object=max")
-if [ "$out" != "ok injected=0" ]; then
-	echo "# rewriting a limit of an existing pool: \"$out\", want \"ok injected=0\""
-	ok2=0
-fi
+[ "$out" = "ok injected=0" ] || { echo "# rewriting a limit of an existing pool: \"$out\""; ok2=0; }
 injected_total=$((injected_total + inj + absorbed))
-what="rdma.max write in a fresh cgroup: $inj faults failing it with ENOMEM, rdma.max unchanged; $absorbed absorbed; then written, and a rewrite allocates nothing"
 [ "$inj" -ge 1 ] || ok2=0
-result "$ok2" "$what"
+result "$ok2" "rdma.max write in a fresh cgroup: $inj faults failing it with ENOMEM, rdma.max unchanged; $absorbed absorbed; then written, and a rewrite allocates nothing"
 find "$FI" -mindepth 1 -depth -type d -exec rmdir {} \;
 
 # sweep_charge PREFIX REFUSED HELD START: the fail-nth sweep of one charge
-# in fresh cgroups $FI/PREFIXn (with +rdma) and $FI/PREFIXn/leaf, for n =
-# 1, 2, ... until the charge goes through untouched.  START is a function
-# called as START DIR NTH that runs verbs_worker hold in the background,
-# its output in $TMP/out.  REFUSED and HELD are the expected "hold:" lines
-# (case patterns) for a charge failed with ENOMEM and for one made, each
-# followed by "|" and the rdmacg_check specs that must hold then
-# (REL:HANDLES:OBJECTS for rdma.current, REL=BYTES for rdma.mr_mem.current);
-# "P" at the start of a spec stands for PREFIXn.  Sets sw_ok (1 if every
-# step was as expected, at least two charges failed (leaf and parent) and
-# the last step had no fault), sw_inj (charges failed), sw_absorbed (faults
-# that a retry absorbed) and sw_errs (the "mr_err=" of the failed steps).
-# SW_MAX (default MAX_NTH) bounds the sweep.
+# in fresh $FI/PREFIXn/leaf, n = 1, 2, ... (at most SW_MAX, or MAX_NTH);
+# START DIR NTH runs verbs_worker hold in the background, output in
+# $TMP/out.  REFUSED and HELD: case patterns of its "hold:" line when the
+# charge failed and when it was made, then "|" and the rdmacg_check specs
+# that must hold ("P" stands for PREFIXn).  Sets sw_ok (every step as
+# expected, >= 2 failed, the last without a fault), sw_inj, sw_absorbed
+# and sw_errs (the failed steps' mr_err=).
 sweep_charge() {
 	sw_ok=1 sw_inj=0 sw_absorbed=0 sw_errs='' sw_done=0
 	sw_refused=${2%%|*} sw_held=${3%%|*}
@@ -223,8 +170,7 @@ sweep_charge() {
 	find "$FI" -mindepth 1 -depth -type d -exec rmdir {} \;
 }
 
-# sweep_check SPECS WHEN: rdmacg_check for the space-separated SPECS, "P"
-# replaced with $sw_p; clears sw_ok if it fails.
+# sweep_check SPECS WHEN: rdmacg_check of SPECS ("P" is $sw_p), or clear sw_ok.
 sweep_check() {
 	set -- "$2" $1
 	sc_when=$1

@@ -1,48 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-#
-# crun (Debian's package, 1.8.1) as the container runtime, with the bundle
-# and the busybox + verbs_probe container of the demo's runc steps
-# (guest/lib/runc.sh, with RUNTIME=crun).  crun is not
-# runc, and the test asserts what crun 1.8.1 does, which its source
-# (src/libcrun/cgroup-resources.c, cgroup-utils.c) explains:
-#   - it enables in the root's and the parent's cgroup.subtree_control
-#     only the controllers it knows (cpuset, cpu, io, memory, hugetlb,
-#     pids), never rdma: where nothing else enables rdma in the parent,
-#     its containers have no rdma.* files and their verbs resources are
-#     charged to the nearest ancestor that has them, without limit (runc
-#     enables every available controller);
-#   - it ignores linux.resources.rdma altogether: it parses it but writes
-#     no rdma.max, even with the rdma controller enabled (runc writes it);
-#   - it writes every linux.resources.unified key as one write of its value
-#     to the file of that name, like runc, so rdma.max and rdma.mr_mem.max
-#     are reached that way; but a key of a
-#     controller that is not enabled makes `crun run` fail with "the
-#     requested cgroup controller `rdma` is not available";
-#   - it has no events or stats command (`crun events` is unknown);
-#   - it needs a kernel with user namespaces (CONFIG_USER_NS), even for
-#     containers without one: it reads /proc/self/uid_map and
-#     /proc/self/setgroups, and fails without them.
-# The containers run in cgroup crun-parent/crun-test, one after the
-# other, each held by verbs_probe until its standard input is closed (but
-# for B0, which crun refuses).  The root enables rdma (the test makes
-# sure), crun-parent, made by the test, does not, as on a host where
-# nothing but crun manages the containers' parent:
-#   A1  linux.resources.rdma {DEV: 1 context, 2 objects}: crun enables pids
-#       only in crun-parent, nothing is refused, and the container's verbs
-#       resources are charged to crun-parent;
-#   B0  linux.resources.unified with rdma.* keys, same state: crun run fails;
-#   then the test enables rdma in crun-parent's subtree_control, as an
-#   administrator must for crun:
-#   A2  linux.resources.rdma as A1: rdma.max stays "max", nothing refused;
-#   A3  the same limit through unified {"rdma.max": "DEV hca_handle=1
-#       hca_object=2"}: it lands, the 2nd context and the 3rd object are
-#       refused with EAGAIN, rdma.current and rdma.events as with runc;
-#   B1  unified {"rdma.mr_mem.max": "DEV 64K", "rdma.max": "DEV
-#       hca_handle=1 hca_object=3"} as the demo's runc: the limits land, 48 KiB
-#       registered, 32 KiB refused with EAGAIN,
-#       rdma.mr_mem.current and rdma.events.
-#
+# crun (Debian's 1.8.1) as the OCI runtime, with the demo's bundle and
+# container (guest/lib/runc.sh, RUNTIME=crun).  What it asserts is what
+# crun's source (src/libcrun/cgroup-resources.c, cgroup-utils.c) does:
+# it enables only the controllers it knows (cpuset cpu io memory hugetlb
+# pids), never rdma; it ignores linux.resources.rdma; it writes each
+# linux.resources.unified key to the file of that name, and fails `crun
+# run` if that key's controller is not enabled; it has no `events`; it needs
+# CONFIG_USER_NS.  The containers run one after the other in
+# crun-parent/crun-test, where the root enables rdma and crun-parent at
+# first does not:
+#   A1  linux.resources.rdma {DEV: 1, 2}: nothing refused, charged to the parent
+#   B0  unified rdma.* keys: crun run fails
+#   A2  rdma enabled in crun-parent by hand; A1's resources: rdma.max stays max
+#   A3  unified {"rdma.max": "DEV hca_handle=1 hca_object=2"}: refusals as runc's
+#   B1  the demo's unified rdma.mr_mem.max and rdma.max: 48 KiB in, 32 KiB refused
 # Environment: DEV (default siw0).
 
 DEV=${DEV:-siw0}
@@ -57,17 +29,39 @@ TMP=${TMPDIR:-/tmp}/84-crun.$$
 PLAN=23
 RUNTIME=crun
 
-# shellcheck source=harness/guest/lib/tap.sh
 . "$HLIB/tap.sh"
-# shellcheck source=harness/guest/lib/wait.sh
 . "$HLIB/wait.sh"
-# shellcheck source=harness/guest/lib/runc.sh
 . "$HLIB/runc.sh"
 
-# has FILE: "FILE" if the container's cgroup has it, "no FILE" if not.
-has() { if [ -e "$CG/$1" ]; then echo "$1"; else echo "no $1"; fi; }
-# gone: whether the container's cgroup was removed.
 gone() { if [ -d "$CG" ]; then echo "still there"; else echo gone; fi; }
+rc_line() { grep "^$1 " "$2"; }
+
+# ctr_start NAME WHAT HANDLES OBJECTS CGROUP ARG...: bundle $TMP/NAME and
+# its container until verbs_probe holds (output in $TMP/NAME.out): passes
+# WHAT, or fails it, skips the rest of the plan and exits.
+ctr_start() {
+	cs_dir=$TMP/$1 cs_what=$2
+	shift 2
+	cs_why=
+	if ! runc_bundle "$cs_dir" "$DEV" "$@"; then
+		cs_why="no uverbs node for $DEV"
+	elif ! runc_start "$cs_dir" "$CTR" "$cs_dir.out"; then
+		cs_why="verbs_probe in the container did not reach its wait (see the output below)"
+	fi
+	[ -z "$cs_why" ] && pass "$cs_what" || fail "$cs_what # $cs_why"
+	[ -f "$cs_dir.out" ] && diag <"$cs_dir.out"
+	[ -z "$cs_why" ] && return 0
+	while [ "$n" -lt "$PLAN" ]; do skip "not run" "a container did not start"; done
+	exit 1
+}
+
+# ctr_stop STATUS: the runtime exits with verbs_probe's STATUS, CG is gone.
+ctr_stop() {
+	runc_stop
+	cs_rc=$?
+	check "stdin closed: the container exits with verbs_probe's status $1, crun removes its cgroup" \
+		"$1 gone" "$cs_rc $(gone)"
+}
 
 controllers=$(cat "$ROOTCG/cgroup.subtree_control")
 # shellcheck disable=SC2317 # called by the EXIT trap
@@ -89,19 +83,12 @@ grep -qw rdma "$ROOTCG/cgroup.subtree_control" ||
 	echo +rdma >"$ROOTCG/cgroup.subtree_control"
 mkdir -p "$PARENT"
 
-
-# The parent's subtree_control once crun has enabled the controllers it
-# knows: those of the parent's cgroup.controllers that crun knows, in the
-# kernel's order.
+# The controllers of the parent that crun knows, in the kernel's order:
+# its subtree_control once crun has enabled them.
 crun_knows() {
-	ck_sep=''
-	ck_all=$(cat "$PARENT/cgroup.controllers")
-	for ck_c in $ck_all; do
-		case " $CRUN_CONTROLLERS " in
-		*" $ck_c "*) printf '%s%s' "$ck_sep" "$ck_c" && ck_sep=' ' ;;
-		esac
-	done
-	echo
+	for ck_c in $(cat "$PARENT/cgroup.controllers"); do
+		case " $CRUN_CONTROLLERS " in *" $ck_c "*) echo "$ck_c" ;; esac
+	done | paste -sd' '
 }
 
 probe_all_ok="ibv_open_device=ok ibv_alloc_pd=ok ibv_create_cq=ok ibv_open_device=ok ibv_create_cq=ok"
@@ -116,20 +103,17 @@ ctr_start a1 "crun runs verbs_probe with linux.resources.rdma \"$DEV\": {hcaHand
 	1 2 "$CGPATH" verbs_probe -k "$DEV" pd cq open cq wait
 check "crun enabled in the parent only the controllers it knows (not rdma): the container's cgroup has no rdma.max" \
 	"$(crun_knows)|$(crun_knows)|no rdma.max" \
-	"$(cat "$PARENT/cgroup.subtree_control")|$(cat "$CG/cgroup.controllers")|$(has rdma.max)"
+	"$(cat "$PARENT/cgroup.subtree_control")|$(cat "$CG/cgroup.controllers")|$([ -e "$CG/rdma.max" ] || echo no) rdma.max"
 check "in the container nothing is refused: its 2 contexts and 3 objects are charged to the parent, which has no limit" \
 	"$probe_all_ok|$DEV hca_handle=2 hca_object=3|$DEV hca_handle=max hca_object=max" \
 	"$(probe_summary "$TMP/a1.out")|$(rc_line "$DEV" "$PARENT/rdma.current")|$(rc_line "$DEV" "$PARENT/rdma.max")"
 ctr_stop 0
 
-# 5, B0: unified rdma.* keys, the rdma controller still not enabled.
-# verbs_probe would see end of file at once and exit 1 after its refusal,
-# so the status alone would not tell: no verbs_probe line may appear.
-# crun leaves the container's cgroup behind, empty: when the write of a
-# resource fails, libcrun_cgroup_enter returns before it hands the
-# cgroup back, so crun's failure path kills the container's first process
-# but has no cgroup to destroy, and `crun delete` knows no such container
-# (its state is written later).  The test removes it.
+# 5, B0: unified rdma.* keys, the rdma controller still not enabled: no
+# verbs_probe line may appear (its exit status alone would not tell).  crun
+# leaves the container's cgroup behind, empty (libcrun_cgroup_enter fails
+# before it hands the cgroup back, and `crun delete` knows no such
+# container): the test removes it.
 RB_UNIFIED=$unified_mr
 if runc_bundle "$TMP/b0" "$DEV" - - "$CGPATH" verbs_probe -k "$DEV" pd mr=48K mr=32K wait; then
 	timeout 60 crun run --no-pivot --bundle "$TMP/b0" "$CTR" </dev/null >"$TMP/b0.out" 2>&1
@@ -190,7 +174,18 @@ ctr_stop 1
 RB_UNIFIED=$unified_mr
 ctr_start b1 "crun runs verbs_probe with linux.resources.unified {$unified_mr}" \
 	- - "$CGPATH" verbs_probe -k "$DEV" pd mr=48K mr=32K wait
-unified_mr_checks crun "$TMP/b1.out"
+check "crun wrote rdma.mr_mem.max and rdma.max" \
+	"$DEV 65536|$DEV hca_handle=1 hca_object=3" \
+	"$(rc_line "$DEV" "$CG/rdma.mr_mem.max")|$(rc_line "$DEV" "$CG/rdma.max")"
+check "in the container: the 48 KiB MR registered, the 32 KiB one refused with EAGAIN" \
+	"ibv_open_device=ok ibv_alloc_pd=ok ibv_reg_mr(49152)=ok ibv_reg_mr(32768)=EAGAIN" \
+	"$(probe_summary "$TMP/b1.out")"
+check "the container's rdma.mr_mem.current and rdma.current while it holds" \
+	"$DEV 49152|$DEV hca_handle=1 hca_object=2" \
+	"$(rc_line "$DEV" "$CG/rdma.mr_mem.current")|$(rc_line "$DEV" "$CG/rdma.current")"
+check "the container's rdma.events: the MR refused by its mr_mem limit" \
+	"$DEV hca_handle.max=0 hca_handle.alloc_fail=0 hca_object.max=0 hca_object.alloc_fail=0 mr_mem.max=1 mr_mem.alloc_fail=1" \
+	"$(rc_line "$DEV" "$CG/rdma.events")"
 ctr_stop 1
 
 exit "$failed"

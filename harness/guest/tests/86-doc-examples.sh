@@ -1,17 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-#
-# The documentation's examples, run as written.  harness/rst.py
-# turned every shell example ("# command" and the output it shows) of the
-# RDMA section of cgroup-v2.rst and of the repository's operators' guide
-# (docs/rdma-cgroup-guide.rst) into the scripts in $GUEST/docex; each command
-# is one TAP test that compares its output, exactly, with the text of the
-# document.  The documents promise a machine whose only RDMA device is a
-# soft-RoCE device rxe0: siw0 is deleted for the test and rxe0 made on lo,
-# and siw0 comes back at the end.
-#   v2     in a new cgroup /sys/fs/cgroup/docex-v2, its working directory
-#          (the section's file names are relative);
-#   guide  from /, as the guide makes and removes its cgroup itself.
+# The documentation's examples, run as written: rst.py turned each shell
+# example of cgroup-v2.rst's RDMA section (v2: run in a new cgroup
+# docex-v2) and of docs/rdma-cgroup-guide.rst (guide: from /) into scripts
+# in $GUEST/docex, a TAP test per command comparing its output exactly.
+# The documents' machine has one device, rxe0 on lo: siw0 is removed meanwhile.
 
 DOCEX=$GUEST/docex
 CG=/sys/fs/cgroup/docex-v2
