@@ -166,35 +166,29 @@ def tap(results):
     return passed, failed, skipped
 
 
-def splats(console, results):
-    """Suspicious kernel lines: every line of the console log except copies
-    of the guest tests' own output; the kmemleak report counts in full."""
-    own, found, section = set(), [], None
-    for i, l in enumerate(results):
-        m = MARK.search(l)
-        if m:
-            section = m.group(2) if m.group(1) == "begin" else None
-        elif section == "kmemleak" and "unreferenced object" in l:
-            found.append(("results", i + 1, "kmemleak: " + l))
-        elif section and l.strip():
-            own.add(l.strip())
-    for i, l in enumerate(console):
-        if l.strip() not in own and SPLAT.search(l):
-            found.append(("console", i + 1, l))
-    return found
-
-
-def fixes(console, results, names):
-    """make fixes-check: the verdict of each fix's test (see the top)."""
-    secs, _ = sections(results)
-    own = {l.strip() for s in secs.values() for l in s["lines"] if l.strip()}
-    found, cur, details = {}, None, []
+def splats(console, secs):
+    """(section or None, line number, line) of every suspicious console
+    line but the copies of the guest tests' own output; the kmemleak
+    report's objects count too."""
+    kml = [l for n, s in secs.items() if n.startswith("kmemleak") for l in s["lines"]]
+    own = {l.strip() for n, s in secs.items() if not n.startswith("kmemleak")
+           for l in s["lines"] if l.strip()}
+    found, cur = [], None
     for i, l in enumerate(console):
         m = MARK.search(l)
         if m:
             cur = m.group(2) if m.group(1) == "begin" else None
         elif l.strip() not in own and SPLAT.search(l):
-            found.setdefault(cur, []).append("console:%d: %s" % (i + 1, l))
+            found.append((cur, i + 1, l))
+    return found + [("kmemleak", 0, "kmemleak: " + l) for l in kml if "unreferenced object" in l]
+
+
+def fixes(console, results, names):
+    """make fixes-check: the verdict of each fix's test (see the top)."""
+    secs, _ = sections(results)
+    found, details = {}, []
+    for sec, n, l in splats(console, secs):
+        found.setdefault(sec, []).append("console:%d: %s" % (n, l))
     for name in names:
         s = secs.get(name)
         if s is None:
@@ -243,9 +237,9 @@ def main():
     print("kunit: %d passed, %d failed, %d skipped" % (kp, kf, ks))
     gp, gf, gs = tap(results)
     print("guest: %d passed, %d failed, %d skipped" % (gp, gf, gs))
-    found = splats(console, results)
-    for which, n, l in found[:40]:
-        print("splat: %s:%d: %s" % (a.console if which == "console" else a.results, n, l))
+    found = splats(console, sections(results)[0])
+    for sec, n, l in found[:40]:
+        print("splat: %s:%d: %s" % (a.results if sec == "kmemleak" and not n else a.console, n, l))
     sp, sf = (0, 1) if found else (1, 0)
     print("splats: %s" % ("%d suspicious lines" % len(found) if found else "none"))
     print("COUNTS %d %d %d" % (kp + gp + sp, kf + gf + sf, ks + gs))
