@@ -2,13 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Boot a built kernel with virtme-ng on the host's own root (TCG):
 #   harness/boot.sh release|debug|kcsan check|fixes|kcsan|kunit|demo|shell
-# The guest runs harness/guest/init, which the mode (hmode= on the kernel
-# command line) tells what to do; shell gives an interactive shell instead.
-# check, fixes, kcsan, kunit: the kernel's console goes to
-#   build/BASE/logs/console-FLAVOUR.log and the guest's results to
-#   results-FLAVOUR.log.
-# demo: the demo's output is shown and saved to build/BASE/logs/demo-console.log.
-# All but shell are killed after BOOT_TIMEOUT seconds (default 900).
+# The guest runs harness/guest/init in the mode given (hmode=), or a shell.
+# Console and results: build/BASE/logs/{console,results}-FLAVOUR.log (demo:
+# shown, and saved to demo-console.log); killed after BOOT_TIMEOUT (900 s).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -1,14 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# `make check`: install dependencies, lint, build the debug kernel and the
-# guest's helpers, boot with virtme-ng, and judge the run: KUnit (kunit.py parse),
-# the guest tests' TAP lines, and kernel splats in the console log.
-# `make kcsan` (check.sh kcsan): the same run on the kcsan flavour, the
-# kernel's data race detector (tinyconfig + release.config + kcsan.config),
-# without the lints: guest/init in hmode=kcsan runs 00-cpus, 50-stress and
-# test_rdma after KUnit; every KCSAN report in our code fails it.
-# The last line is "N passed, N failed, N skipped"; the exit status is
-# non-zero if anything failed.  Full logs: build/BASE/logs/.
+# `make check`: dependencies, lints, the debug kernel and the guest's
+# helpers, a boot under virtme-ng, and the verdict (analyze.py: KUnit, the
+# guest tests' TAP, splats).  `make kcsan` (check.sh kcsan): the concurrent
+# tests on the KCSAN kernel, no lints.  Last line "N passed, N failed, N
+# skipped"; full logs in build/BASE/logs/.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -18,30 +14,16 @@ t_start=$(date +%s)
 finish() {
 	say "==> done in $(($(date +%s) - t_start))s; logs in $LOGS/"
 	say "$passed passed, $failed failed, $skipped skipped"
-	[ $failed -eq 0 ] && exit 0
-	exit 1
+	exit $((failed > 0))
 }
 
-# check NAME EXPECTED CMD...: a step that counts as one test.
-check() {
-	if step "$@"; then
-		passed=$((passed + 1))
-	else
-		failed=$((failed + 1))
-	fi
-}
+# check NAME EXPECTED CMD...: a step that counts as one test; must: one
+# without which nothing else can run.
+check() { if step "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi; }
+must() { step "$@" || { failed=$((failed + 1)); finish; }; }
 
-# must NAME EXPECTED CMD...: a step without which nothing else can run.
-must() {
-	if ! step "$@"; then
-		failed=$((failed + 1))
-		finish
-	fi
-}
-
-# The backport is a branch of its own (docs/contributing.md): the
-# controller's files at its tip must be the main base's in-tree files but
-# for kzalloc_obj(), which 6.12 lacks: kzalloc(sizeof(...), GFP) there.
+# The backport's controller files are the main base's but for
+# kzalloc_obj(), which 6.12 lacks.
 backport_drift() {
 	local f bad=0
 	for f in kernel/cgroup/rdma.c include/linux/cgroup_rdma.h \
@@ -96,10 +78,8 @@ python3 "$HARNESS/analyze.py" --console "$console" \
 grep -v '^COUNTS ' "$analysis" | grep -E '^(kunit: [0-9]|kunit: FAIL|kunit: no|guest|splat|FAIL)' || true
 read -r _ p f s < <(grep '^COUNTS ' "$analysis" | tail -n1)
 
-# A KCSAN report names the two functions that raced.  One in the
-# controller, its ib_core glue or ib_umem fails the run like any splat;
-# one between functions of other subsystems only (the network stack, siw,
-# rxe) is listed and not held against the run: it is not ours to fix here.
+# A KCSAN report in the controller, its ib_core glue or ib_umem fails the
+# run; one between other subsystems' functions only is listed, not counted.
 if [ "$FLAVOUR" = kcsan ]; then
 	ours='rdmacg_|ib_rdmacg_|ib_umem_|__ib_umem_'
 	all=$(grep -c 'BUG: KCSAN:' "$console" || true)

@@ -20,13 +20,8 @@ PKGS=(
 	golang-go golang-github-opencontainers-runc-dev
 )
 
-missing=()
-for p in "${PKGS[@]}"; do
-	case "$p" in '#'*) continue ;; esac
-	if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
-		missing+=("$p")
-	fi
-done
+mapfile -t missing < <(dpkg-query -W -f='${Status} ${Package}\n' "${PKGS[@]}" 2>&1 |
+	sed -n -e 's/^dpkg-query: no packages found matching //p' -e '/^install ok installed /!s/.* //p')
 
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "deps: all ${#PKGS[@]} packages present"

@@ -2,14 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build what the test guest runs besides the host's own programs:
 #   harness/guest.sh release|debug|kcsan  ->  build/BASE/guest/, build/BASE/selftests-FLAVOUR/
-# The guest boots on the host's root (virtme-ng, harness/boot.sh) and finds
-# everything there: busybox's applets in guest/bb (the shell and tools the
-# tests were written for, ahead of the host's in the guest's PATH), our C and
-# Go helpers in guest/bin, the documentation's examples in guest/docex, the
-# kselftest test_rdma in selftests-FLAVOUR.  No tool does the one part kept
-# from the old initramfs: guest/ctr/rootfs, the root of the containers that
-# runc and crun start (busybox and verbs_probe with the libraries ldd lists
-# and the siw and rxe providers).
+# The guest boots on the host's root (virtme-ng) and finds there busybox's
+# applets in guest/bb (the tests' shell, first in PATH), our helpers in
+# guest/bin, the documentation's examples in guest/docex, test_rdma in
+# selftests-FLAVOUR.  No tool makes guest/ctr/rootfs, the containers' root
+# (busybox, verbs_probe, its libraries and the siw and rxe providers).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 take_lock

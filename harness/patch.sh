@@ -1,32 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# `make patch`: apply the series of a base (harness/series/BASE/) with git am
-# on pristine Linux BASE and write it as the submissions it is mailed in,
-# each to build/BASE/patches/NAME/ by git format-patch, with its cover
-# letter (git's shortlog and diffstat below our text):
-#   harness/series/BASE/submissions   one line per submission:
-#                                     NAME FIRST LAST COVER PREFIX...
-#                                     (patches FIRST to LAST of the series,
-#                                     the cover letter's text in
-#                                     harness/series/BASE/COVER, the subject
-#                                     prefix, e.g. "PATCH rdma-next")
-# and check them:
-#   - the submissions cover the series in order, each patch once;
-#   - the in-tree files equal the series' tip (series.sh intree);
-#   - every patch passes scripts/checkpatch.pl --strict with 0 errors and 0
-#     warnings;
-#   - the series' form (harness/series-form.py): sizes and rewrites of
-#     earlier patches, reported; the fixes first, each with Fixes: and Cc:
-#     stable or "not marked for stable", enforced.
-# To: and Cc: come from scripts/get_maintainer.pl --nogit on the
-# submission's patches (maintainers and supporters to To:, the rest to Cc:).
-#
-# Signed-off-by: is the submitter's: SUBMITTER="Name <mail>", or else the
-# repository's git config user.name and user.email; the submitter is the
-# author of every patch too.  Without one, or with a placeholder address
-# (noreply, .example, .invalid: the repository's own identity), make patch
-# refuses, unless DRAFT=1 (make check's lint runs a draft: no sign-off,
-# checkpatch with --no-signoff).
+# `make patch`: the series of a base (harness/series/BASE/, applied with
+# git am on pristine BASE) as the submissions it is mailed in, by git
+# format-patch with cover letters, in build/BASE/patches/NAME/.  The
+# submissions: harness/series/BASE/submissions, a line each, "NAME FIRST
+# LAST COVER PREFIX..." (patches FIRST-LAST, COVER's text, the subject
+# prefix); To:/Cc: from get_maintainer.pl --nogit (maintainers and
+# supporters To:).  Checked: the submissions cover the series in order,
+# the in-tree files equal its tip, checkpatch --strict is clean on every
+# patch, and the form (series-form.py).  Signed-off-by and author:
+# SUBMITTER="Name <mail>" or git config, a person's address; DRAFT=1 (make
+# check's lint): none.  What b4 would do needs a branch and a config per
+# submission; this is git format-patch with the submissions' table.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -126,21 +111,15 @@ done <"$SUBS"
 [ "$DRAFT" = 1 ] && say "patch: a draft: no Signed-off-by (set SUBMITTER or git config for one)"
 
 bash "$HARNESS/series.sh" intree
-# The form a maintainer asks for: at most about 400 lines of code a patch,
-# nothing an earlier patch wrote redone by a later one, reported (the table
-# in $LOGS/series-form.log); the fixes first, enforced.
+# the form (series-form.py): sizes and rewrites reported, fixes first enforced
 python3 "$HARNESS/series-form.py" "$WORK" "$BASE_TAG" >"$LOGS/series-form.log" || bad=1
 grep '^form: ' "$LOGS/series-form.log"
 
-# checkpatch, run from the pristine tree so it finds its data files.  That
-# tree has no git history, so checkpatch cannot look up the commits that a
-# message names ("Fixes:", "commit <sha>"): UNKNOWN_COMMIT_ID is ignored.  The first
-# line of a stable backport, "commit <40 hex digits> upstream.", is the form
-# the stable rules ask for and an error to checkpatch (GIT_COMMIT_ID), so
-# checkpatch reads the patch without that one line.  The files the series
-# adds (test_rdma.c, the KUnit suite) are under kernel/cgroup/ and
-# tools/testing/selftests/cgroup/, which MAINTAINERS' "CONTROL GROUP
-# (CGROUP)" entry covers: FILE_PATH_CHANGES is not counted either.
+# checkpatch from the pristine tree, which has no git history: it cannot
+# look up a Fixes: commit (UNKNOWN_COMMIT_ID ignored); a stable backport's
+# "commit <sha> upstream." line, which the stable rules ask for, is hidden
+# from it; the added files are under directories MAINTAINERS covers
+# (FILE_PATH_CHANGES ignored).
 cp_opts=(--strict --color=never --ignore UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES)
 [ "$DRAFT" = 1 ] && cp_opts+=(--no-signoff)
 cp_in=$(mktemp)

@@ -1,27 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""The documentation we own or change, read with docutils (Debian's
-python3-docutils, for /usr/bin/python3).
+"""The documentation we own or change, read with docutils.
 
   rst.py check FILE...         exit 1 if a file makes docutils warn
   rst.py examples OUTDIR SRC   the shell examples as guest tests
 
-Sphinx-only roles and directives that the kernel's documentation uses
-(:ref:, :doc:, toctree, kernel-doc ...) are inert stand-ins, so that plain
-docutils judges only the markup itself.
-
-examples reads the RDMA section of Documentation/admin-guide/cgroup-v2.rst
-in the kernel tree SRC and the repository's operators' guide,
-docs/rdma-cgroup-guide.rst, and writes one busybox sh script per document
-to OUTDIR (v2.sh, guide.sh).  An example is a literal block whose first
-line starts with "# ": each "# " line is a command run as root, and the
-lines up to the next command are its output, exactly.  A script runs the
-commands of its document in order, in one shell, so that "cd" and moves
-between cgroups carry over; each command is one TAP test that compares its
-standard output and error with the output shown.
-guest/tests/86-doc-examples.sh sources the scripts, in a shell that has
-sourced "$HLIB/tap.sh"; the "# plan N" line says how many tests a script
-makes.  What no tool does for it: running a document's examples as tests.
+Sphinx-only roles and directives are inert stand-ins.  examples writes a
+busybox sh script per document (OUTDIR/v2.sh: the RDMA section of SRC's
+cgroup-v2.rst; guide.sh: docs/rdma-cgroup-guide.rst), for
+guest/tests/86-doc-examples.sh: in a literal block that starts with "# ",
+each "# " line is a command and the lines up to the next its exact output;
+each command, run in order in one shell, is a TAP test.  What no tool does:
+running a document's examples as tests.
 """
 import os
 import sys

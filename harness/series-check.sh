@@ -1,28 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# `make series-check`: check that the series of `make patch` is bisectable.
-# For each patch in turn, build/BASE/src is set to pristine BASE plus the patches
-# up to it, and the release and the debug kernels are built from it in their
-# usual object folders, so every step is an incremental build.  The debug
-# kernel is booted at every patch: no splat may show, and from the patch
-# that adds the KUnit suite on (it runs built in) the suite must pass.  At
-# the end build/src is the whole series again (harness/tree.sh).
-# Logs: build/logs/series-*.log; one line per step, as in make check.
-# Knobs: SERIES_FLAVOURS (default "release debug"), SERIES_FROM=N and SERIES_TO=M
-# (check patches N to M only; 0 is the pristine base); nothing is built
-# before patch N (the files still come from the series).
-#
-# `make fixes-check` (series-check.sh fixes): the same walk, debug only,
-# from the pristine base (0) to the last of the leading fixes (the patches
-# with a Fixes: tag), each boot running the fixes' reproducers
-# (harness/fixes/*.sh, hmode=fixes; the one whose header names a fix's
-# subject in quotes is its test) instead of KUnit alone.  A test passes
-# when all its checks pass and no splat shows while it runs
-# (harness/analyze.py --fixes).  Each fix's test must fail on the tree just
-# before it and pass on the tree with it, every test must pass on the last
-# tree, and a test marked "# Moot on BASE: WHY" must pass on the pristine
-# base.  A fix that needs hardware has a *.untested file instead: its
-# subject in quotes and why.
+# `make series-check`: the series is bisectable.  For each patch build/BASE/src
+# becomes pristine plus the patches up to it (only changed files: each
+# build is incremental), both kernels are built and linted, and the debug
+# one boots: no splat, and the KUnit suite passes from the patch that adds
+# it.  SERIES_FLAVOURS (release debug), SERIES_FROM=N, SERIES_TO=M (0: the
+# base).  `git rebase --exec` would rebuild from a checkout each time.
+# `make fixes-check` (series-check.sh fixes): from the base to the last
+# leading fix (Fixes: tag), debug only, each boot running harness/fixes/*.sh
+# (a test names its fix's subject in quotes; analyze.py --fixes judges it):
+# each fix's test fails just before it and passes with it and on the last
+# tree; one marked "# Moot on BASE: WHY" passes on the base; a fix that
+# needs hardware has a *.untested file (its subject in quotes, and why).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 take_lock

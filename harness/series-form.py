@@ -18,7 +18,6 @@ stable" (a change of format, say); no later patch has a Fixes: tag.
 
     series-form.py WORKDIR BASE_TAG
 """
-import argparse
 import re
 import subprocess
 import sys
@@ -51,11 +50,7 @@ def removed_ranges(repo, c, path):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("repo")
-    ap.add_argument("base")
-    a = ap.parse_args()
-    repo, base, limit, least = a.repo, a.base, LIMIT, MIN
+    repo, base = sys.argv[1:3]
     commits = git(repo, "rev-list", "--reverse", base + "..HEAD").split()
     number = {c: i + 1 for i, c in enumerate(commits)}
     findings, broken, others = [], [], 0
@@ -93,9 +88,9 @@ def main():
         print("%5d  %-12s  %-12s  %-12s  %-23s  %s" % (
             n, "+%d/-%d" % tuple(size["code"]), "+%d/-%d" % tuple(size["test"]),
             "+%d/-%d" % tuple(size["doc"]), rw or "-", subj))
-        if code > limit:
-            findings.append("patch %d changes %d lines of code (more than %d): %s" % (n, code, limit, subj))
-        big = {k: v for k, v in rewrites.items() if v >= least}
+        if code > LIMIT:
+            findings.append("patch %d changes %d lines of code (more than %d): %s" % (n, code, LIMIT, subj))
+        big = {k: v for k, v in rewrites.items() if v >= MIN}
         if big:
             findings.append("patch %d rewrites %s: %s" % (
                 n, ", ".join("%d lines of patch %d" % (v, k) for k, v in sorted(big.items())), subj))

@@ -1,18 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Install what the harness takes from Debian suites other than the
-# machine's own: the Linux source of a base, as
-# /usr/src/linux-source-BASE.tar.xz, and virtme-ng (trixie), which boots
-# the test guest:
-#   harness/source.sh [BASE]        (make source BASE=7.3)
-#
-# The suite of each base is in harness/bases.  A package of the machine's
-# own suites (linux-source-6.12) is installed with apt-get; one from another
-# suite (7.3 from trixie-backports) is fetched through a private sources
-# list in build/apt-SUITE (the machine's mirror, the machine's archive
-# keyring), downloaded with apt-get download and installed with dpkg -i
-# (its dependencies are the machine's own, from harness/deps.sh); the
-# system's sources are never changed.  Idempotent.
+# The Linux source of a base (/usr/src/linux-source-BASE.tar.xz) and
+# virtme-ng: harness/source.sh [BASE].  A package of the machine's own
+# suites through apt-get; one of another suite (harness/bases) with apt-get
+# download through a private sources list in build/apt-SUITE (the machine's
+# mirror and keyring) and dpkg -i; the system's sources never change.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

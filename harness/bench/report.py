@@ -24,27 +24,20 @@ import time
 
 # case -> (title, parameter label, lower is better)
 CASES = {
-    "calib": ("building blocks: same code in both kernels, so ratio ~1 (noise check)", "", True),
+    "calib": ("building blocks, the same code in both kernels (noise check)", "", True),
     "warm_depth": ("warm pools, charge+uncharge", "depth", True),
-    "mr_mem_depth": ("mr_mem: charge+uncharge of 64 KiB on an MR's cgroup, warm pools (ours only)",
-                     "depth", True),
+    "mr_mem_depth": ("mr_mem charge+uncharge of 64 KiB, warm pools (ours only)", "depth", True),
     "devices": ("registered devices, charging the last one (depth 1)", "devices", True),
-    "cold_depth": ("a new chain of fresh cgroups for every pair (both create pools every time)",
-                   "depth", True),
-    "unpinned_depth": ("cold pools: charge+uncharge repeated in a fresh cgroup, nothing else "
-                       "charged (upstream allocates and frees its pools every pair)", "depth", True),
+    "cold_depth": ("a new chain of fresh cgroups for every pair", "depth", True),
+    "unpinned_depth": ("a fresh cgroup, nothing else charged (upstream frees its pools)", "depth", True),
     "par_siblings": ("throughput, vCPUs in sibling cgroups below the root", "vCPUs", False),
     "par_siblings2": ("throughput, vCPUs in sibling cgroups below a shared parent", "vCPUs", False),
     "par_same": ("throughput, vCPUs in one cgroup", "vCPUs", False),
-    "e2e": ("end to end through siw, depth 2", "", True),
+    "e2e": ("end to end through siw, depth 2: ibv_alloc_pd+ibv_dealloc_pd", "", True),
     "e2e_mr": ("end to end through siw, depth 2: ibv_reg_mr+ibv_dereg_mr of 64 KiB", "", True),
-    "e2epar_siblings": ("throughput of ibv_alloc_pd+ibv_dealloc_pd through siw, processes in "
-                        "sibling cgroups below the root", "processes", False),
-    "e2emix_siblings": ("throughput of rounds of a PD, a CQ and a 64 KiB MR created and "
-                        "destroyed through siw, processes in sibling cgroups below the root",
-                        "processes", False),
-    "storm_p50": ("median round of ibv_alloc_pd+ibv_dealloc_pd through siw, with and without "
-                  "a reader of rdma.current, rdma.peak and rdma.events of 1,000 cgroups",
+    "e2epar_siblings": ("ibv_alloc_pd+ibv_dealloc_pd through siw, sibling cgroups", "processes", False),
+    "e2emix_siblings": ("rounds of a PD, a CQ and a 64 KiB MR through siw, sibling cgroups", "processes", False),
+    "storm_p50": ("median PD round through siw, with or without a reader of 1,000 cgroups' files",
                   "agent", True),
     "storm_p99": ("99th percentile of the same rounds", "agent", True),
     "storm_rate": ("rate of the same rounds", "agent", False),
@@ -83,12 +76,9 @@ def load(out):
 
 
 def fmt(v):
-    if v is None:
-        return "-"
     if abs(v) >= 1000:
         return f"{v:,.0f}"
     return f"{v:.1f}" if abs(v) >= 10 else f"{v:.2f}"
-
 
 
 def order(kernels):
