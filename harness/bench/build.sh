@@ -50,7 +50,7 @@ tree() {
 kernel() {
 	local obj=$K/$1/obj-$2
 	BUILD=$K/$1 bash "$HARNESS/kernel.sh" "$2" build
-	if [ -f "$K/ours/obj-bench/.config" ] && [ "$2" = bench ]; then
+	if [ "$1" != ours ] && [ "$2" = bench ] && [ -f "$K/ours/obj-bench/.config" ]; then
 		diff -u <(grep -v '^#' "$K/ours/obj-bench/.config" | sort) \
 			<(grep -v '^#' "$obj/.config" | sort) ||
 			die "bench: $1's configuration differs from ours' (see above)"
@@ -62,13 +62,14 @@ kernel() {
 
 # The series' steps; a file a step does not have is pristine's or absent.
 steps() {
-	local work=${BENCH_STEPS_GIT:-$BUILD/patchwork} c subject n f
+	local work=${BENCH_STEPS_GIT:-$BUILD/patchwork} c subject n f files
 	tree steps pristine
+	files=$(git -C "$work" diff --name-only "$BASE_TAG" HEAD)
 	rm -rf "$K"/step[0-9]*
 	while read -r c subject; do
 		n=$(git -C "$work" rev-list --count "$BASE_TAG..$c")
 		say "bench: step $n: $subject"
-		for f in $(git -C "$work" diff --name-only "$BASE_TAG" HEAD); do
+		for f in $files; do
 			set_from_git "$work" "$c" "$f" "$K/steps/src"
 		done
 		add_bench "$K/steps/src"

@@ -63,7 +63,7 @@ kmemleak_start
 # 2: every refusal is what it should be (EAGAIN, EINVAL on a used fd).
 what="$ITER processes: GET_CONTEXT refused with EAGAIN by hca_handle=1 (ibv_open_device, raw ioctl) and with EINVAL on a used fd, a third object with EAGAIN"
 refuse_loop -d "$DEV" -n "$ITER" -s orepc -g "$CG" >"$TMP/loop" 2>&1
-result $((! $?)) "$what"
+try "$what" test $? = 0
 head -n 20 "$TMP/loop" | diag
 
 # 3: the charges are back to zero once the processes are gone.
