@@ -16,7 +16,10 @@
 #include <linux/bitops.h>
 #include <linux/cgroup.h>
 #include <linux/cgroup_rdma.h>
+#include <linux/ctype.h>
+#include <linux/kstrtox.h>
 #include <linux/limits.h>
+#include <linux/overflow.h>
 #include <linux/parser.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -618,23 +621,47 @@ struct rdmacg_limits {
 	unsigned long	mem;
 };
 
-/* A size as memory.max takes it, in whole pages, or -EINVAL */
-static int rdmacg_parse_mem(const char *s, unsigned long *pages)
+/*
+ * A size as memory.max takes it, a number and an optional unit of
+ * memparse(), in whole pages: -EINVAL for anything else, -ERANGE for a
+ * size past 64 bits, which memparse() lets wrap or saturate.
+ */
+static int rdmacg_parse_mem(char *s, unsigned long *pages)
 {
+	static const char units[] = "KMGTPE";
+	unsigned long long bytes, num;
+	unsigned int shift = 0;
+	const char *unit;
 	char *end;
-	u64 bytes = memparse(s, &end);
+	int ret;
 
-	if (*end)
+	bytes = memparse(s, &end);
+	if (end == s || *end)
 		return -EINVAL;
+	ret = kstrtoull(s, 0, &num);
+	if (ret == -EINVAL) {
+		/* memparse() took a unit that kstrtoull() does not */
+		unit = strchr(units, toupper(end[-1]));
+		if (!unit)
+			return -EINVAL;
+		shift = 10 * (unit - units + 1);
+		end[-1] = '\0';
+		ret = kstrtoull(s, 0, &num);
+	}
+	if (!ret && check_shl_overflow(num, shift, &bytes))
+		ret = -ERANGE;
+	if (ret)
+		return ret;
 	*pages = min_t(u64, bytes >> PAGE_SHIFT, RDMACG_MEM_MAX);
 	return 0;
 }
 
 /*
  * "NAME [index=N] [hca_handle=N|max] [hca_object=N|max]" for rdma.max,
- * "NAME [index=N] [SIZE|max]" for rdma.mr_mem.max (@mem): the keys in any
- * order, separated by blanks; a repeated resource takes its last value,
- * a repeated index is refused.
+ * "NAME [index=N] SIZE|max" for rdma.mr_mem.max (@mem): the keys in any
+ * order, separated by blanks.  In rdma.max a repeated resource takes its
+ * last value, as upstream's parser did; rdma.mr_mem.max takes exactly one
+ * size.  A repeated index is refused.
  */
 static int rdmacg_parse_limits(char *buf, struct rdmacg_limits *lim, bool mem)
 {
@@ -643,7 +670,7 @@ static int rdmacg_parse_limits(char *buf, struct rdmacg_limits *lim, bool mem)
 	lim->name = strsep(&options, " ");
 	while ((p = strsep(&options, " \t\n"))) {
 		substring_t args[MAX_OPT_ARGS];
-		int tok, val = S32_MAX, res;
+		int tok, val = S32_MAX, res, ret;
 
 		if (!*p)
 			continue;
@@ -656,12 +683,14 @@ static int rdmacg_parse_limits(char *buf, struct rdmacg_limits *lim, bool mem)
 			continue;
 		case RDMACG_TOKEN_MEM_MAX:
 		case RDMACG_TOKEN_MEM:
-			if (!mem)
+			if (!mem || lim->set)
 				return -EINVAL;
 			lim->mem = RDMACG_MEM_MAX;
-			if (tok == RDMACG_TOKEN_MEM &&
-			    rdmacg_parse_mem(p, &lim->mem))
-				return -EINVAL;
+			if (tok == RDMACG_TOKEN_MEM) {
+				ret = rdmacg_parse_mem(p, &lim->mem);
+				if (ret)
+					return ret;
+			}
 			__set_bit(RDMACG_MEM, &lim->set);
 			continue;
 		case RDMACG_TOKEN_HANDLE:
@@ -682,7 +711,7 @@ static int rdmacg_parse_limits(char *buf, struct rdmacg_limits *lim, bool mem)
 		lim->max[res] = val;
 		__set_bit(res, &lim->set);
 	}
-	return 0;
+	return mem && !lim->set ? -EINVAL : 0;
 }
 
 /*
