@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,27 +28,45 @@
 #include "kselftest_harness.h"
 #include "cgroup_util.h"
 
-#define DEV "cgt0"
+/* The device the tests make, over lo, and remove */
+#define OWN_DEV "cgt0"
 /* Room for a whole file of the controller */
 #define FILE_BUF 4096
 
+/* The device under test: OWN_DEV, or a soft device that was there */
+static char dev[64];
 static char uverbs[PATH_MAX];
 static unsigned int dev_index;
 
-/* A line of rdma.events or rdma.events.local */
-#define EVENTS_MEM(hmax, hfail, omax, ofail, mmax, mfail) DEV \
-	" hca_handle.max=" #hmax " hca_handle.alloc_fail=" #hfail \
+/* The values of a line of rdma.events or rdma.events.local */
+#define EVENTS_MEM(hmax, hfail, omax, ofail, mmax, mfail) \
+	"hca_handle.max=" #hmax " hca_handle.alloc_fail=" #hfail \
 	" hca_object.max=" #omax " hca_object.alloc_fail=" #ofail \
 	" mr_mem.max=" #mmax " mr_mem.alloc_fail=" #mfail
 #define EVENTS(hmax, hfail, omax, ofail) \
 	EVENTS_MEM(hmax, hfail, omax, ofail, 0, 0)
 
-/* The index that @cmd, an "rdma dev show" of one device, prints; or -1 */
-static int dev_show_index(const char *cmd)
+/* system() of a command made with printf's @fmt */
+static int run(const char *fmt, ...)
 {
-	FILE *f = popen(cmd, "r");
-	int idx = -1;
+	char cmd[256];
+	va_list ap;
 
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+/* The index of the device under test in "@prefix rdma dev show"; or -1 */
+static int dev_show_index(const char *prefix)
+{
+	char cmd[256];
+	int idx = -1;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "%srdma dev show %s", prefix, dev);
+	f = popen(cmd, "r");
 	if (f) {
 		if (fscanf(f, "%d:", &idx) != 1)
 			idx = -1;
@@ -56,9 +75,38 @@ static int dev_show_index(const char *cmd)
 	return idx;
 }
 
+/* Whether @name is a soft-iWARP or a soft-RoCE device, by its node_desc */
+static bool dev_is_soft(const char *name)
+{
+	char path[PATH_MAX], desc[64];
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/node_desc", name);
+	if (read_text(path, desc, sizeof(desc)) <= 0)
+		return false;
+	return !strcmp(desc, "rxe\n") || !strcmp(desc, "Software iWARP stack\n");
+}
+
+/* Take the first siw or rxe device present; 0 or -1 */
+static int dev_find(void)
+{
+	struct dirent *de;
+	DIR *d = opendir("/sys/class/infiniband");
+
+	if (!d)
+		return -1;
+	dev[0] = '\0';
+	while (!dev[0] && (de = readdir(d)))
+		if (de->d_name[0] != '.' && dev_is_soft(de->d_name))
+			snprintf(dev, sizeof(dev), "%s", de->d_name);
+	closedir(d);
+	return dev[0] ? 0 : -1;
+}
+
 /*
- * Make the device, unless an earlier test did, and find its index and
- * uverbs file; 0 or -1.
+ * The device under test: OWN_DEV, made over lo with siw or else rxe
+ * unless an earlier test made it; where neither can be made (lo has a
+ * device of each already, say), a siw or rxe device that is there.
+ * Finds its index and uverbs file; 0 or -1.
  */
 static int dev_add(void)
 {
@@ -67,11 +115,13 @@ static int dev_add(void)
 	int idx;
 	DIR *d;
 
-	if (access("/sys/class/infiniband/" DEV, F_OK) &&
-	    system("rdma link add " DEV " type siw netdev lo 2>/dev/null") &&
-	    system("rdma link add " DEV " type rxe netdev lo 2>/dev/null"))
+	snprintf(dev, sizeof(dev), OWN_DEV);
+	if (access("/sys/class/infiniband/" OWN_DEV, F_OK) &&
+	    system("rdma link add " OWN_DEV " type siw netdev lo 2>/dev/null") &&
+	    system("rdma link add " OWN_DEV " type rxe netdev lo 2>/dev/null") &&
+	    dev_find())
 		return -1;
-	idx = dev_show_index("rdma dev show " DEV);
+	idx = dev_show_index("");
 	if (idx < 0)
 		return -1;
 	dev_index = idx;
@@ -83,7 +133,7 @@ static int dev_add(void)
 		snprintf(path, sizeof(path), "/sys/class/infiniband_verbs/%s/ibdev",
 			 de->d_name);
 		if (read_text(path, name, sizeof(name)) > 0 &&
-		    !strcmp(name, DEV "\n"))
+		    !strncmp(name, dev, strlen(dev)) && name[strlen(dev)] == '\n')
 			snprintf(uverbs, sizeof(uverbs), "/dev/infiniband/%s",
 				 de->d_name);
 	}
@@ -91,15 +141,20 @@ static int dev_add(void)
 	return uverbs[0] ? 0 : -1;
 }
 
-static int dev_del(void)
+static bool dev_is_own(void)
 {
-	return system("rdma link delete " DEV " 2>/dev/null");
+	return !strcmp(dev, OWN_DEV);
 }
 
-/* The device goes when the tests end */
+static int dev_del(void)
+{
+	return system("rdma link delete " OWN_DEV " 2>/dev/null");
+}
+
+/* The device the tests made goes when they end */
 static void __attribute__((destructor)) dev_cleanup(void)
 {
-	if (!access("/sys/class/infiniband/" DEV, F_OK))
+	if (!access("/sys/class/infiniband/" OWN_DEV, F_OK))
 		dev_del();
 }
 
@@ -174,8 +229,8 @@ static int mr_reg(int fd, int pd, void *addr, size_t len)
 }
 
 /*
- * Whether @file of @cgroup has a line for the device that reads @want
- * (NULL: no line), blanks between and after the keys aside.
+ * Whether @file of @cgroup has a line for the device whose values read
+ * @want (NULL: no line), blanks between and after the keys aside.
  */
 static bool expect_line(const char *cgroup, const char *file, const char *want)
 {
@@ -189,16 +244,16 @@ static bool expect_line(const char *cgroup, const char *file, const char *want)
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		tok = strtok_r(line, " ", &s);
-		if (!tok || strcmp(tok, DEV))
+		if (!tok || strcmp(tok, dev))
 			continue;
-		n = snprintf(got, sizeof(got), "%s", tok);
+		n = 0;
 		while ((tok = strtok_r(NULL, " ", &s)))
-			n += snprintf(got + n, sizeof(got) - n, " %s", tok);
+			n += snprintf(got + n, sizeof(got) - n, "%s%s", n ? " " : "", tok);
 		break;
 	}
 	if (!want ? !got[0] : !strcmp(got, want))
 		return true;
-	ksft_print_msg("%s: \"%s\", not \"%s\"\n", file, got,
+	ksft_print_msg("%s: \"%s %s\", not \"%s %s\"\n", file, dev, got, dev,
 		       want ?: "(no line)");
 	return false;
 }
@@ -220,6 +275,15 @@ static int write_file(const char *cgroup, const char *file, const char *s)
 	return ret;
 }
 
+/* A write of "DEV @s" to @file of @cgroup: 0 or -errno */
+static int write_dev(const char *cgroup, const char *file, const char *s)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s %s", dev, s);
+	return write_file(cgroup, file, buf);
+}
+
 static char old_netns_mode[16];
 static mode_t uverbs_mode;
 
@@ -230,7 +294,7 @@ static mode_t uverbs_mode;
 static void same_name_cleanup(void)
 {
 	static const char *const undo[] = {
-		"ip netns exec cgt_ns rdma link delete " DEV " 2>/dev/null",
+		"ip netns exec cgt_ns rdma link delete cgt1 2>/dev/null",
 		"rdma link delete cgt1 2>/dev/null",
 		"ip netns del cgt_ns 2>/dev/null",
 		"ip link del cgt_d 2>/dev/null",
@@ -240,6 +304,7 @@ static void same_name_cleanup(void)
 
 	if (!old_netns_mode[0])
 		return;
+	run("ip netns exec cgt_ns rdma link delete %s 2>/dev/null", dev);
 	for (i = 0; i < ARRAY_SIZE(undo); i++)
 		system(undo[i]);
 	snprintf(cmd, sizeof(cmd), "rdma system set netns %s 2>/dev/null",
@@ -269,7 +334,7 @@ FIXTURE_SETUP(rdma)
 	    cg_write(self->root, "cgroup.subtree_control", "+rdma"))
 		SKIP(return, "cannot enable the rdma controller");
 	if (dev_add())
-		SKIP(return, "no device: rdma link add " DEV " type siw|rxe netdev lo");
+		SKIP(return, "no device: rdma link add " OWN_DEV " type siw|rxe netdev lo failed, and no siw or rxe device is present");
 	self->cg = cg_name(self->root, "rdma_test");
 	ASSERT_NE(NULL, self->cg);
 	ASSERT_EQ(0, cg_create(self->cg));
@@ -312,9 +377,9 @@ TEST_F(rdma, files)
 {
 	char *f = cg_control(self->root, "rdma.max");
 
-	ASSERT_TRUE(expect_line(self->cg, "rdma.max", DEV " hca_handle=max hca_object=max"));
-	ASSERT_TRUE(expect_line(self->cg, "rdma.current", DEV " hca_handle=0 hca_object=0"));
-	ASSERT_TRUE(expect_line(self->cg, "rdma.peak", DEV " hca_handle=0 hca_object=0"));
+	ASSERT_TRUE(expect_line(self->cg, "rdma.max", "hca_handle=max hca_object=max"));
+	ASSERT_TRUE(expect_line(self->cg, "rdma.current", "hca_handle=0 hca_object=0"));
+	ASSERT_TRUE(expect_line(self->cg, "rdma.peak", "hca_handle=0 hca_object=0"));
 	ASSERT_TRUE(expect_line(self->cg, "rdma.events", EVENTS(0, 0, 0, 0)));
 	ASSERT_TRUE(expect_line(self->cg, "rdma.events.local", EVENTS(0, 0, 0, 0)));
 	ASSERT_NE(0, access(f, F_OK));
@@ -332,30 +397,30 @@ struct max_write {
 TEST_F(rdma, max_write)
 {
 	static const struct max_write cases[] = {
-		{ DEV " hca_handle=2 hca_object=0x10", 0, "2 16" },
-		{ DEV " hca_object=max", 0, "2 max" },
-		{ DEV " hca_object=010 hca_handle=7", 0, "7 8" },
-		{ DEV " hca_handle=5 hca_handle=6\n", 0, "6 8" },
-		{ DEV, 0, "6 8" },
-		{ DEV " hca_handle=-1", -EINVAL, "6 8" },
-		{ DEV " hca_handle=2147483648", -EINVAL, "6 8" },
-		{ DEV " hca_handle=1 bogus=1", -EINVAL, "6 8" },
-		{ DEV " hca_handle=1 hca_object", -EINVAL, "6 8" },
-		{ DEV " hca_handle=1\n" DEV " hca_object=1", -EINVAL, "6 8" },
+		{ "%1$s hca_handle=2 hca_object=0x10", 0, "2 16" },
+		{ "%1$s hca_object=max", 0, "2 max" },
+		{ "%1$s hca_object=010 hca_handle=7", 0, "7 8" },
+		{ "%1$s hca_handle=5 hca_handle=6\n", 0, "6 8" },
+		{ "%1$s", 0, "6 8" },
+		{ "%1$s hca_handle=-1", -EINVAL, "6 8" },
+		{ "%1$s hca_handle=2147483648", -EINVAL, "6 8" },
+		{ "%1$s hca_handle=1 bogus=1", -EINVAL, "6 8" },
+		{ "%1$s hca_handle=1 hca_object", -EINVAL, "6 8" },
+		{ "%1$s hca_handle=1\n%1$s hca_object=1", -EINVAL, "6 8" },
 		{ "nosuchdev hca_handle=1", -ENODEV, "6 8" },
-		{ DEV " index=%u hca_handle=3", 0, "3 8" },
-		{ DEV " index=%u hca_handle=4", -ENODEV, "3 8" },
+		{ "%1$s index=%2$u hca_handle=3", 0, "3 8" },
+		{ "%1$s index=%2$u hca_handle=4", -ENODEV, "3 8" },
 	};
 	char buf[128], want[128], h[16], o[16];
 	size_t i;
 	int n;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		snprintf(buf, sizeof(buf), cases[i].input,
+		snprintf(buf, sizeof(buf), cases[i].input, dev,
 			 dev_index + 1000 * !!cases[i].err);
 		n = sscanf(cases[i].line, "%15s %15s", h, o);
 		ASSERT_EQ(2, n);
-		snprintf(want, sizeof(want), DEV " hca_handle=%s hca_object=%s",
+		snprintf(want, sizeof(want), "hca_handle=%s hca_object=%s",
 			 h, o);
 		EXPECT_EQ(cases[i].err, write_file(self->cg, "rdma.max", buf))
 			TH_LOG("\"%s\"", buf);
@@ -369,7 +434,7 @@ TEST_F(rdma, limits)
 {
 	int fd;
 
-	ASSERT_EQ(0, write_file(self->cg, "rdma.max", DEV " hca_handle=1 hca_object=2"));
+	ASSERT_EQ(0, write_dev(self->cg, "rdma.max", "hca_handle=1 hca_object=2"));
 	ASSERT_EQ(0, cg_enter_current(self->cg));
 	fd = ctx_open();
 	ASSERT_LE(0, fd);
@@ -377,12 +442,12 @@ TEST_F(rdma, limits)
 	ASSERT_LE(0, pd_alloc(fd));
 	ASSERT_LE(0, pd_alloc(fd));
 	ASSERT_EQ(-EAGAIN, pd_alloc(fd));
-	ASSERT_TRUE(expect_line(self->cg, "rdma.current", DEV " hca_handle=1 hca_object=2"));
+	ASSERT_TRUE(expect_line(self->cg, "rdma.current", "hca_handle=1 hca_object=2"));
 	ASSERT_TRUE(expect_line(self->cg, "rdma.events", EVENTS(1, 1, 1, 1)));
 	ASSERT_TRUE(expect_line(self->cg, "rdma.events.local", EVENTS(1, 1, 1, 1)));
 	close(fd);
-	ASSERT_TRUE(expect_line(self->cg, "rdma.current", DEV " hca_handle=0 hca_object=0"));
-	ASSERT_TRUE(expect_line(self->cg, "rdma.peak", DEV " hca_handle=1 hca_object=2"));
+	ASSERT_TRUE(expect_line(self->cg, "rdma.current", "hca_handle=0 hca_object=0"));
+	ASSERT_TRUE(expect_line(self->cg, "rdma.peak", "hca_handle=1 hca_object=2"));
 }
 
 /*
@@ -396,7 +461,7 @@ TEST_F(rdma, hierarchy)
 	int fa, fb;
 
 	ASSERT_TRUE(a && b);
-	ASSERT_EQ(0, write_file(self->cg, "rdma.max", DEV " hca_object=1"));
+	ASSERT_EQ(0, write_dev(self->cg, "rdma.max", "hca_object=1"));
 	ASSERT_EQ(0, cg_enter_current(a));
 	fa = ctx_open();
 	ASSERT_LE(0, fa);
@@ -405,13 +470,13 @@ TEST_F(rdma, hierarchy)
 	fb = ctx_open();
 	ASSERT_LE(0, fb);
 	ASSERT_EQ(-EAGAIN, pd_alloc(fb));
-	ASSERT_TRUE(expect_line(self->cg, "rdma.current", DEV " hca_handle=2 hca_object=1"));
+	ASSERT_TRUE(expect_line(self->cg, "rdma.current", "hca_handle=2 hca_object=1"));
 	ASSERT_TRUE(expect_line(self->cg, "rdma.events", EVENTS(0, 0, 1, 1)));
 	ASSERT_TRUE(expect_line(self->cg, "rdma.events.local", EVENTS(0, 0, 1, 0)));
 	ASSERT_TRUE(expect_line(b, "rdma.events", EVENTS(0, 0, 0, 1)));
 	ASSERT_TRUE(expect_line(b, "rdma.events.local", EVENTS(0, 0, 0, 1)));
 	ASSERT_TRUE(expect_line(a, "rdma.events", EVENTS(0, 0, 0, 0)));
-	ASSERT_TRUE(expect_line(a, "rdma.current", DEV " hca_handle=1 hca_object=1"));
+	ASSERT_TRUE(expect_line(a, "rdma.current", "hca_handle=1 hca_object=1"));
 	free(a);
 	free(b);
 }
@@ -429,10 +494,10 @@ TEST_F(rdma, cgroup_gone)
 	ASSERT_LE(0, pd_alloc(fd));
 	ASSERT_EQ(0, cg_enter_current(self->root));
 	ASSERT_EQ(0, rmdir(c));
-	ASSERT_TRUE(expect_line(self->cg, "rdma.current", DEV " hca_handle=1 hca_object=1"));
+	ASSERT_TRUE(expect_line(self->cg, "rdma.current", "hca_handle=1 hca_object=1"));
 	close(fd);
-	ASSERT_TRUE(expect_line(self->cg, "rdma.current", DEV " hca_handle=0 hca_object=0"));
-	ASSERT_TRUE(expect_line(self->cg, "rdma.peak", DEV " hca_handle=1 hca_object=1"));
+	ASSERT_TRUE(expect_line(self->cg, "rdma.current", "hca_handle=0 hca_object=0"));
+	ASSERT_TRUE(expect_line(self->cg, "rdma.peak", "hca_handle=1 hca_object=1"));
 	free(c);
 }
 
@@ -453,13 +518,13 @@ static int delegatee(const char *cg)
 	if (cg_create(sub) || cg_enter_current(sub) ||
 	    write_file(cg, "cgroup.subtree_control", "+rdma"))
 		return 2;
-	if (write_file(sub, "rdma.max", DEV " hca_object=5") ||
-	    write_file(cg, "rdma.max", DEV " hca_object=5") != -EACCES)
+	if (write_dev(sub, "rdma.max", "hca_object=5") ||
+	    write_dev(cg, "rdma.max", "hca_object=5") != -EACCES)
 		return 3;
 	fd = ctx_open();
 	if (fd < 0 || pd_alloc(fd) < 0 || pd_alloc(fd) != -EAGAIN)
 		return 4;
-	if (!expect_line(cg, "rdma.max", DEV " hca_handle=max hca_object=1") ||
+	if (!expect_line(cg, "rdma.max", "hca_handle=max hca_object=1") ||
 	    !expect_line(cg, "rdma.events.local", EVENTS(0, 0, 1, 0)) ||
 	    !expect_line(sub, "rdma.events.local", EVENTS(0, 0, 0, 1)))
 		return 5;
@@ -481,7 +546,7 @@ TEST_F(rdma, delegation)
 	size_t i;
 	pid_t pid;
 
-	ASSERT_EQ(0, write_file(self->cg, "rdma.max", DEV " hca_object=1"));
+	ASSERT_EQ(0, write_dev(self->cg, "rdma.max", "hca_object=1"));
 	for (i = 0; i < ARRAY_SIZE(files); i++) {
 		snprintf(path, sizeof(path), "%s%s", self->cg, files[i]);
 		ASSERT_EQ(0, chown(path, NOBODY, NOBODY));
@@ -496,16 +561,20 @@ TEST_F(rdma, delegation)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(0, WEXITSTATUS(status));
-	ASSERT_TRUE(expect_line(self->cg, "rdma.current", DEV " hca_handle=0 hca_object=0"));
+	ASSERT_TRUE(expect_line(self->cg, "rdma.current", "hca_handle=0 hca_object=0"));
 }
 
-/* Whether @file of @cgroup has the text @fmt, made with @idx, in a line */
+/*
+ * Whether @file of @cgroup has the text "DEV " and @fmt, made with @idx,
+ * in a line
+ */
 static bool has_line(const char *cgroup, const char *file, const char *fmt,
 		     int idx)
 {
 	char want[256];
+	int n = snprintf(want, sizeof(want), "%s ", dev);
 
-	snprintf(want, sizeof(want), fmt, idx);
+	snprintf(want + n, sizeof(want) - n, fmt, idx);
 	if (!cg_read_strstr(cgroup, file, want))
 		return true;
 	ksft_print_msg("%s: no \"%s\"\n", file, want);
@@ -538,13 +607,13 @@ static bool write_index(const char *cgroup, int idx)
 {
 	char buf[64];
 
-	snprintf(buf, sizeof(buf), DEV " index=%d hca_handle=1", idx);
+	snprintf(buf, sizeof(buf), "%s index=%d hca_handle=1", dev, idx);
 	return !write_file(cgroup, "rdma.max", buf);
 }
 
 /*
  * Two devices of one name, one in another network namespace (netns mode
- * exclusive): the files key them "DEV index=N", a write without the index
+ * exclusive): the files key them "NAME index=N", a write without the index
  * fails with ENOTUNIQ, and once one is gone the name alone works again.
  * Some twenty runs of ip and rdma: more than the default 30 s on a slow
  * (emulated, debug) kernel.
@@ -578,38 +647,40 @@ TEST_F_TIMEOUT(rdma, same_name, 180)
 	if (ret > 0)
 		SKIP(return, "the device cannot move to another network namespace");
 	ASSERT_EQ(0, ret);
-	ASSERT_EQ(0, system("ip netns exec cgt_ns rdma dev set cgt1 name " DEV));
-	i1 = dev_show_index("ip netns exec cgt_ns rdma dev show " DEV);
+	ASSERT_EQ(0, run("ip netns exec cgt_ns rdma dev set cgt1 name %s", dev));
+	i1 = dev_show_index("ip netns exec cgt_ns ");
 	ASSERT_LE(0, i1);
-	ASSERT_TRUE(has_line(cg, "rdma.max", DEV " index=%d hca_handle=max hca_object=max", i0));
-	ASSERT_TRUE(has_line(cg, "rdma.current", DEV " index=%d hca_handle=0 hca_object=0", i1));
-	ASSERT_EQ(-ENOTUNIQ, write_file(cg, "rdma.max", DEV " hca_handle=1"));
-	ASSERT_TRUE(has_line(cg, "rdma.max", DEV " index=%d hca_handle=max", i0));
-	ASSERT_TRUE(has_line(cg, "rdma.max", DEV " index=%d hca_handle=max", i1));
-	ASSERT_EQ(-ENODEV, write_file(cg, "rdma.max", DEV " index=100000 hca_handle=1"));
+	ASSERT_TRUE(has_line(cg, "rdma.max", "index=%d hca_handle=max hca_object=max", i0));
+	ASSERT_TRUE(has_line(cg, "rdma.current", "index=%d hca_handle=0 hca_object=0", i1));
+	ASSERT_EQ(-ENOTUNIQ, write_dev(cg, "rdma.max", "hca_handle=1"));
+	ASSERT_TRUE(has_line(cg, "rdma.max", "index=%d hca_handle=max", i0));
+	ASSERT_TRUE(has_line(cg, "rdma.max", "index=%d hca_handle=max", i1));
+	ASSERT_EQ(-ENODEV, write_dev(cg, "rdma.max", "index=100000 hca_handle=1"));
 	ASSERT_TRUE(write_index(cg, i0));
-	ASSERT_TRUE(has_line(cg, "rdma.max", DEV " index=%d hca_handle=1 ", i0));
-	ASSERT_TRUE(has_line(cg, "rdma.max", DEV " index=%d hca_handle=max", i1));
+	ASSERT_TRUE(has_line(cg, "rdma.max", "index=%d hca_handle=1 ", i0));
+	ASSERT_TRUE(has_line(cg, "rdma.max", "index=%d hca_handle=max", i1));
 	ASSERT_EQ(0, cg_enter_current(cg));
 	ASSERT_LE(0, ctx_open());
 	ASSERT_EQ(-EAGAIN, ctx_open());
-	ASSERT_TRUE(has_line(cg, "rdma.events.local", DEV " index=%d hca_handle.max=1 ", i0));
-	ASSERT_TRUE(has_line(cg, "rdma.events.local", DEV " index=%d hca_handle.max=0 ", i1));
-	ASSERT_EQ(0, system("ip netns exec cgt_ns rdma link delete " DEV));
-	ASSERT_TRUE(expect_line(cg, "rdma.max", DEV " hca_handle=1 hca_object=max"));
-	ASSERT_EQ(0, write_file(cg, "rdma.max", DEV " hca_handle=max"));
+	ASSERT_TRUE(has_line(cg, "rdma.events.local", "index=%d hca_handle.max=1 ", i0));
+	ASSERT_TRUE(has_line(cg, "rdma.events.local", "index=%d hca_handle.max=0 ", i1));
+	ASSERT_EQ(0, run("ip netns exec cgt_ns rdma link delete %s", dev));
+	ASSERT_TRUE(expect_line(cg, "rdma.max", "hca_handle=1 hca_object=max"));
+	ASSERT_EQ(0, write_dev(cg, "rdma.max", "hca_handle=max"));
 }
 
 /* The limits of a device go with it, and do not come back with it */
 TEST_F(rdma, device_gone)
 {
-	ASSERT_EQ(0, write_file(self->cg, "rdma.max", DEV " hca_handle=3 hca_object=4"));
+	if (!dev_is_own())
+		SKIP(return, "%s was there before the tests: it stays", dev);
+	ASSERT_EQ(0, write_dev(self->cg, "rdma.max", "hca_handle=3 hca_object=4"));
 	ASSERT_EQ(0, dev_del());
 	ASSERT_TRUE(expect_line(self->cg, "rdma.max", NULL));
-	ASSERT_EQ(-ENODEV, write_file(self->cg, "rdma.max", DEV " hca_handle=1"));
+	ASSERT_EQ(-ENODEV, write_dev(self->cg, "rdma.max", "hca_handle=1"));
 	ASSERT_EQ(0, dev_add());
-	ASSERT_TRUE(expect_line(self->cg, "rdma.max", DEV " hca_handle=max hca_object=max"));
-	ASSERT_TRUE(expect_line(self->cg, "rdma.peak", DEV " hca_handle=0 hca_object=0"));
+	ASSERT_TRUE(expect_line(self->cg, "rdma.max", "hca_handle=max hca_object=max"));
+	ASSERT_TRUE(expect_line(self->cg, "rdma.peak", "hca_handle=0 hca_object=0"));
 }
 
 struct mem_write {
@@ -619,48 +690,55 @@ struct mem_write {
 	long long bytes;	/* rdma.mr_mem.max afterwards, -1: max */
 };
 
-/* rdma.mr_mem.max takes sizes as memory.max does, in whole pages */
+/*
+ * rdma.mr_mem.max takes one size as memory.max does, in whole pages, or
+ * max; a refused write leaves the limit as it was.
+ */
 TEST_F(rdma, mr_mem_write)
 {
 	static const struct mem_write cases[] = {
-		{ "rdma.mr_mem.max", DEV " 16M", 0, 16 << 20 },
-		{ "rdma.mr_mem.max", DEV " 1G 40000\n", 0, 40000 },
-		{ "rdma.mr_mem.max", DEV " max", 0, -1 },
-		{ "rdma.mr_mem.max", DEV " 0x10000", 0, 0x10000 },
-		{ "rdma.mr_mem.max", DEV " index=%u 64k", 0, 64 << 10 },
-		{ "rdma.mr_mem.max", DEV " -4096", -EINVAL, 64 << 10 },
-		{ "rdma.mr_mem.max", DEV " 4096x", -EINVAL, 64 << 10 },
-		{ "rdma.mr_mem.max", DEV " hca_handle=1", -EINVAL, 64 << 10 },
+		{ "rdma.mr_mem.max", "%1$s 16M", 0, 16 << 20 },
+		{ "rdma.mr_mem.max", "%1$s 1G 40000", -EINVAL, 16 << 20 },
+		{ "rdma.mr_mem.max", "%1$s", -EINVAL, 16 << 20 },
+		{ "rdma.mr_mem.max", "%1$s max 4096", -EINVAL, 16 << 20 },
+		{ "rdma.mr_mem.max", "%1$s 99999999999999999999999", -ERANGE, 16 << 20 },
+		{ "rdma.mr_mem.max", "%1$s 40000\n", 0, 40000 },
+		{ "rdma.mr_mem.max", "%1$s max", 0, -1 },
+		{ "rdma.mr_mem.max", "%1$s 0x10000", 0, 0x10000 },
+		{ "rdma.mr_mem.max", "%1$s index=%2$u 64k", 0, 64 << 10 },
+		{ "rdma.mr_mem.max", "%1$s -4096", -EINVAL, 64 << 10 },
+		{ "rdma.mr_mem.max", "%1$s 4096x", -EINVAL, 64 << 10 },
+		{ "rdma.mr_mem.max", "%1$s hca_handle=1", -EINVAL, 64 << 10 },
 		{ "rdma.mr_mem.max", "nosuchdev 4096", -ENODEV, 64 << 10 },
-		{ "rdma.max", DEV " 4096", -EINVAL, 64 << 10 },
-		{ "rdma.max", DEV " max", -EINVAL, 64 << 10 },
+		{ "rdma.max", "%1$s 4096", -EINVAL, 64 << 10 },
+		{ "rdma.max", "%1$s max", -EINVAL, 64 << 10 },
 	};
 	long long page = sysconf(_SC_PAGESIZE), b;
 	char buf[128], want[64];
 	size_t i;
 
-	ASSERT_TRUE(expect_line(self->cg, "rdma.mr_mem.max", DEV " max"));
-	ASSERT_TRUE(expect_line(self->cg, "rdma.mr_mem.current", DEV " 0"));
-	ASSERT_TRUE(expect_line(self->cg, "rdma.mr_mem.peak", DEV " 0"));
+	ASSERT_TRUE(expect_line(self->cg, "rdma.mr_mem.max", "max"));
+	ASSERT_TRUE(expect_line(self->cg, "rdma.mr_mem.current", "0"));
+	ASSERT_TRUE(expect_line(self->cg, "rdma.mr_mem.peak", "0"));
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		snprintf(buf, sizeof(buf), cases[i].input, dev_index);
+		snprintf(buf, sizeof(buf), cases[i].input, dev, dev_index);
 		b = cases[i].bytes;
 		if (b < 0)
-			snprintf(want, sizeof(want), DEV " max");
+			snprintf(want, sizeof(want), "max");
 		else
-			snprintf(want, sizeof(want), DEV " %lld", b / page * page);
+			snprintf(want, sizeof(want), "%lld", b / page * page);
 		EXPECT_EQ(cases[i].err, write_file(self->cg, cases[i].file, buf))
 			TH_LOG("%s: \"%s\"", cases[i].file, buf);
 		EXPECT_TRUE(expect_line(self->cg, "rdma.mr_mem.max", want))
 			TH_LOG("after \"%s\"", buf);
 	}
-	EXPECT_TRUE(expect_line(self->cg, "rdma.max", DEV " hca_handle=max hca_object=max"));
+	EXPECT_TRUE(expect_line(self->cg, "rdma.max", "hca_handle=max hca_object=max"));
 }
 
-/* "DEV N" with N pages of bytes */
+/* "N" with N pages of bytes */
 static const char *pages(char *buf, long n)
 {
-	sprintf(buf, DEV " %ld", n * sysconf(_SC_PAGESIZE));
+	sprintf(buf, "%ld", n * sysconf(_SC_PAGESIZE));
 	return buf;
 }
 
@@ -680,7 +758,7 @@ TEST_F(rdma, mr_mem_pin)
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	ASSERT_NE(MAP_FAILED, mem);
 	ASSERT_EQ(0, mprotect(mem + 6 * page, 2 * page, PROT_NONE));
-	ASSERT_EQ(0, write_file(self->cg, "rdma.mr_mem.max", pages(buf, 5)));
+	ASSERT_EQ(0, write_dev(self->cg, "rdma.mr_mem.max", pages(buf, 5)));
 	ASSERT_EQ(0, cg_enter_current(self->cg));
 	fd = ctx_open();
 	ASSERT_LE(0, fd);
@@ -693,7 +771,7 @@ TEST_F(rdma, mr_mem_pin)
 	ASSERT_TRUE(expect_line(self->cg, "rdma.mr_mem.current", pages(buf, 3)));
 	ASSERT_TRUE(expect_line(self->cg, "rdma.mr_mem.peak", pages(buf, 3)));
 	ASSERT_TRUE(expect_line(self->cg, "rdma.events", EVENTS_MEM(0, 0, 0, 0, 1, 1)));
-	ASSERT_EQ(0, write_file(self->cg, "rdma.mr_mem.max", DEV " max"));
+	ASSERT_EQ(0, write_dev(self->cg, "rdma.mr_mem.max", "max"));
 	ASSERT_EQ(-EFAULT, mr_reg(fd, pd, mem + 5 * page, 2 * page));
 	ASSERT_TRUE(expect_line(self->cg, "rdma.mr_mem.current", pages(buf, 3)));
 	ASSERT_TRUE(expect_line(self->cg, "rdma.mr_mem.peak", pages(buf, 4)));
@@ -703,25 +781,26 @@ TEST_F(rdma, mr_mem_pin)
 	munmap(mem, 8 * page);
 }
 
-/* Whether the open file @fd reads a line for the device that is @want */
+/* Whether the open file @fd reads a line for the device that is "DEV @want" */
 static bool expect_fd(int fd, const char *want)
 {
 	char buf[FILE_BUF], *line;
 	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	size_t len = strlen(dev);
 
 	if (n < 0)
 		return false;
 	buf[n] = '\0';
 	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
-		if (!strncmp(line, DEV " ", strlen(DEV) + 1))
+		if (!strncmp(line, dev, len) && line[len] == ' ')
 			break;
-	if (line && !strcmp(line, want))
+	if (line && !strcmp(line + len + 1, want))
 		return true;
-	ksft_print_msg("fd %d: \"%s\", not \"%s\"\n", fd, line ?: "", want);
+	ksft_print_msg("fd %d: \"%s\", not \"%s %s\"\n", fd, line ?: "", dev, want);
 	return false;
 }
 
-#define OBJECTS(n) DEV " hca_handle=1 hca_object=" #n
+#define OBJECTS(n) "hca_handle=1 hca_object=" #n
 
 /*
  * Each open file of rdma.peak shows the peak since its own last write,
