@@ -76,8 +76,8 @@ MUTATIONS = [
      "whose cgroup is gone, and unregistration touches freed memory",
      ["rdmacg_test_css_free", "(crash)"]),
     ("unregister", RDMA_C,
-     "\tlist_del_init(&dev->dev_node);\n\txa_for_each(&dev->pools, id, pool) {",
-     "\txa_for_each(&dev->pools, id, pool) {",
+     "\tlist_del_init(&dev->dev_node);\n\txa_for_each(&dev->pools, id, pool)\n",
+     "\txa_for_each(&dev->pools, id, pool)\n",
      "taking an unregistered device off the list: writes still find it, "
      "and registering it again corrupts the list",
      ["rdmacg_test_unregister_device", "(crash)"]),

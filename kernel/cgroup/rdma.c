@@ -21,6 +21,7 @@
 #include <linux/limits.h>
 #include <linux/overflow.h>
 #include <linux/parser.h>
+#include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
@@ -407,10 +408,12 @@ static void rdmacg_discharge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 {
 	struct rdmacg_pool *pool;
 
+	rcu_read_lock();
 	pool = rdmacg_pool_lookup(dev, cg);
 	WARN_ON_ONCE(!pool);
 	for (; pool; pool = pool->parent)
 		WARN_ON_ONCE(atomic_dec_return(&pool->res[type].usage) < 0);
+	rcu_read_unlock();
 }
 
 /**
@@ -538,11 +541,13 @@ void rdmacg_uncharge_mem(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 	struct rdmacg_pool *pool;
 
 	if (!rdmacg_is_root(cg)) {
+		rcu_read_lock();
 		pool = rdmacg_pool_lookup(dev, cg);
 		WARN_ON_ONCE(!pool);
 		for (; pool; pool = pool->parent)
 			WARN_ON_ONCE(atomic_long_sub_return(npages,
 							    &pool->mem.usage) < 0);
+		rcu_read_unlock();
 	}
 	css_put(&cg->css);
 }
@@ -570,21 +575,32 @@ EXPORT_SYMBOL(rdmacg_register_device);
  * The limits set on @dev go with it.  No charge of @dev may run then or
  * later: ib_core unregisters a device once its users are gone.
  *
- * Context: Process context.
+ * Context: Process context; waits for an RCU grace period.
  */
 void rdmacg_unregister_device(struct rdmacg_device *dev)
 {
 	struct rdmacg_pool *pool;
 	unsigned long id;
+	int i;
 
 	mutex_lock(&rdmacg_mutex);
 	list_del_init(&dev->dev_node);
-	xa_for_each(&dev->pools, id, pool) {
-		xa_erase(&dev->pools, id);
+	xa_for_each(&dev->pools, id, pool)
 		rdmacg_pool_unlink(pool);
+	mutex_unlock(&rdmacg_mutex);
+	/*
+	 * Off the list, the pools are found by no limit write, reader or
+	 * css_free.  Their charges are gone, but an uncharge may still be
+	 * walking up from a pool it found before: free them after it.
+	 */
+	synchronize_rcu();
+	xa_for_each(&dev->pools, id, pool) {
+		for (i = 0; i < RDMACG_RESOURCE_MAX; i++)
+			WARN_ON_ONCE(atomic_read(&pool->res[i].usage));
+		WARN_ON_ONCE(atomic_long_read(&pool->mem.usage));
+		xa_erase(&dev->pools, id);
 		kfree(pool);
 	}
-	mutex_unlock(&rdmacg_mutex);
 	xa_destroy(&dev->pools);
 }
 EXPORT_SYMBOL(rdmacg_unregister_device);
