@@ -639,37 +639,30 @@ struct rdmacg_limits {
 
 /*
  * A size as memory.max takes it, a number and an optional unit of
- * memparse(), in whole pages: -EINVAL for anything else, -ERANGE for a
- * size past 64 bits, which memparse() lets wrap or saturate.
+ * memparse() (K, M, G, T, P or E), in whole pages: -EINVAL for anything
+ * else, -ERANGE for a size past 64 bits, which memparse() lets wrap.
  */
 static int rdmacg_parse_mem(char *s, unsigned long *pages)
 {
 	static const char units[] = "KMGTPE";
-	unsigned long long bytes, num;
-	unsigned int shift = 0;
+	size_t len = strlen(s);
 	const char *unit;
-	char *end;
+	u64 bytes;
 	int ret;
 
-	bytes = memparse(s, &end);
-	if (end == s || *end)
+	if (!isdigit(*s))
 		return -EINVAL;
-	ret = kstrtoull(s, 0, &num);
-	if (ret == -EINVAL) {
-		/* memparse() took a unit that kstrtoull() does not */
-		unit = strchr(units, toupper(end[-1]));
-		if (!unit)
-			return -EINVAL;
-		shift = 10 * (unit - units + 1);
-		end[-1] = '\0';
-		ret = kstrtoull(s, 0, &num);
+	ret = kstrtou64(s, 0, &bytes);
+	unit = strchr(units, toupper(s[len - 1]));
+	if (ret == -EINVAL && unit) {
+		s[len - 1] = '\0';
+		ret = kstrtou64(s, 0, &bytes);
+		if (!ret && check_shl_overflow(bytes, 10 * (unit - units + 1), &bytes))
+			ret = -ERANGE;
 	}
-	if (!ret && check_shl_overflow(num, shift, &bytes))
-		ret = -ERANGE;
-	if (ret)
-		return ret;
-	*pages = min_t(u64, bytes >> PAGE_SHIFT, RDMACG_MEM_MAX);
-	return 0;
+	if (!ret)
+		*pages = min_t(u64, bytes >> PAGE_SHIFT, RDMACG_MEM_MAX);
+	return ret;
 }
 
 /*
