@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Boot a built kernel with virtme-ng on the host's own root (TCG):
-#   harness/boot.sh release|debug|kcsan check|fixes|kcsan|kunit|demo|shell
-# The guest runs harness/guest/init in the mode given (hmode=), or a shell.
+#   harness/boot.sh release|debug|kcsan check|fixes|kcsan|kunit|demo|shell [CMD]
+# The guest runs harness/guest/init in the mode given (hmode=), or a shell
+# (or CMD, from the repository's root, e.g. one kselftest: README.md).
 # Console and results: build/BASE/logs/{console,results}-FLAVOUR.log (demo:
 # shown, and saved to demo-console.log); killed after BOOT_TIMEOUT (900 s).
 set -euo pipefail
@@ -36,6 +37,6 @@ check | fixes | kcsan | kunit)
 	exit $rc
 	;;
 demo) "${run[@]}" --exec "$init" </dev/null 2>&1 | tee "$LOGS/demo-console.log" ;;
-shell) exec "${vng[@]}" ;;
+shell) exec "${vng[@]}" ${3:+--exec "$3"} ;;
 *) die "unknown mode $mode" ;;
 esac
