@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# `make series-check`: the series is bisectable.  For each patch build/BASE/src
-# becomes pristine plus the patches up to it (only changed files: each
-# build is incremental), both kernels are built and linted, and the debug
-# one boots: no splat, and the KUnit suite passes from the patch that adds
-# it.  SERIES_FLAVOURS (release debug), SERIES_FROM=N, SERIES_TO=M (0: the
-# base).  `git rebase --exec` would rebuild from a checkout each time.
+# `make series-check`: the series is bisectable.  For each patch the files
+# the series touches are set in build/BASE/src to their version at that
+# patch's commit in build/BASE/patchwork (make patch's git am; only files
+# whose content changes are replaced, so each build is incremental), both
+# kernels are built and linted, and the debug one boots: no splat, and the
+# KUnit suite passes from the patch that adds it.  SERIES_FLAVOURS (release
+# debug), SERIES_FROM=N, SERIES_TO=M (0: the base).
 # `make fixes-check` (series-check.sh fixes): from the base to the last
 # leading fix (Fixes: tag), debug only, each boot running harness/fixes/*.sh
 # (a test names its fix's subject in quotes; analyze.py --fixes judges it):
