@@ -58,6 +58,7 @@ if [ "$FLAVOUR" = debug ]; then
 	check lint-kerneldoc "2s" bash "$HARNESS/lint.sh" kerneldoc
 	check lint-originality "2s" bash "$HARNESS/lint.sh" originality
 	check lint-docs "3s" bash "$HARNESS/lint.sh" docs
+	check lint-recipes "2s" bash "$HARNESS/recipes.sh"
 	# make mutations takes half an hour and runs nowhere else: that each
 	# of its texts still matches the file it mutates is checked here.
 	check mutations-stale "1s" python3 "$HARNESS/mutate.py" --stale
