@@ -497,7 +497,7 @@ static void rdmacg_test_threads(struct kunit *test)
 	int i, j;
 
 	if (num_online_cpus() < 2)
-		kunit_skip(test, "one CPU: kunit.py --kernel_args=ncpus=2 (UML) or --qemu_args='-smp 2'");
+		kunit_skip(test, "one CPU (UML: kunit.py --kernel_args=ncpus=2)");
 	rdmacg_test_chain(test, &p, 1);
 	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_write(p, TEST_DEV_NAME " hca_object=15000"));
 	for (i = 0; i < 2; i++) {
