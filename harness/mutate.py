@@ -51,13 +51,6 @@ MUTATIONS = [
      "\t\tif (atomic_inc_return(&r->usage) >\n\t\t    READ_ONCE(r->max)) {",
      "the unsigned comparison: a usage wrapped past INT_MAX passes every limit",
      ["rdmacg_test_int_max"]),
-    ("atomic", RDMA_C,
-     "\t\tif ((unsigned int)atomic_inc_return(&r->usage) >\n",
-     "\t\tatomic_set(&r->usage, atomic_read(&r->usage) + 1);\n"
-     "\t\tif ((unsigned int)atomic_read(&r->usage) >\n",
-     "the atomic update of a usage: two CPUs charging at once lose "
-     "increments and pass the limit",
-     ["rdmacg_test_threads"]),
     ("attribution", RDMA_C,
      "\tatomic64_inc(&rdmacg_events(over, type)->local_max);",
      "\tatomic64_inc(&rdmacg_events(pool, type)->local_max);",

@@ -475,7 +475,7 @@ static int rdmacg_test_charger(void *arg)
 	atomic_inc(w->started);
 	while (atomic_read(w->started) < 2)
 		cpu_relax();
-	for (i = 0; i < 10000; i++)
+	for (i = 0; i < 50000; i++)
 		if (!rdmacg_charge(w->cg, w->dev, OBJECT))
 			w->got++;
 	complete(&w->done);
@@ -483,30 +483,31 @@ static int rdmacg_test_charger(void *arg)
 }
 
 /*
- * Two threads on two CPUs charge siblings below a limit of 15,000 at
- * their parent, ten thousand times each: exactly 15,000 charges pass,
- * whatever the interleaving, and the parent's peak is exactly its limit.
+ * Two threads on two CPUs charge one cgroup below a limit of 75,000 at
+ * its parent, 50,000 times each: exactly 75,000 charges pass, whatever
+ * the interleaving, and the parent's peak is exactly its limit.
  */
 static void rdmacg_test_threads(struct kunit *test)
 {
 	struct rdmacg_device *dev = rdmacg_test_dev(test, TEST_DEV_NAME, 0);
 	struct rdmacg_test_worker w[2] = {};
 	atomic_t started = ATOMIC_INIT(0);
-	struct rdma_cgroup *p;
+	struct rdma_cgroup *p, *c;
 	struct task_struct *t;
 	int i, j;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "one CPU (UML: kunit.py --kernel_args=ncpus=2)");
 	rdmacg_test_chain(test, &p, 1);
-	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_write(p, TEST_DEV_NAME " hca_object=15000"));
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_write(p, TEST_DEV_NAME " hca_object=75000"));
+	c = rdmacg_test_cg(test, p);
+	/* the pools exist before the race */
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_write(c, TEST_DEV_NAME));
 	for (i = 0; i < 2; i++) {
-		w[i].cg = rdmacg_test_cg(test, p);
+		w[i].cg = c;
 		w[i].dev = dev;
 		w[i].started = &started;
 		init_completion(&w[i].done);
-		/* the pools exist before the race */
-		KUNIT_ASSERT_EQ(test, 0, rdmacg_test_write(w[i].cg, TEST_DEV_NAME));
 	}
 	for (i = 0; i < 2; i++) {
 		t = kthread_run_on_cpu(rdmacg_test_charger, &w[i], i, "rdmacg_test/%u");
@@ -514,12 +515,12 @@ static void rdmacg_test_threads(struct kunit *test)
 	}
 	for (i = 0; i < 2; i++)
 		wait_for_completion(&w[i].done);
-	KUNIT_EXPECT_EQ(test, w[0].got + w[1].got, 15000);
-	rdmacg_expect_res(test, rdmacg_test_res(test, p, dev, OBJECT), 15000, 15000, 15000);
+	KUNIT_EXPECT_EQ(test, w[0].got + w[1].got, 75000);
+	rdmacg_expect_res(test, rdmacg_test_res(test, p, dev, OBJECT), 75000, 75000, 75000);
 	for (i = 0; i < 2; i++)
 		for (j = 0; j < w[i].got; j++)
 			rdmacg_discharge(w[i].cg, dev, OBJECT);
-	rdmacg_expect_res(test, rdmacg_test_res(test, p, dev, OBJECT), 0, 15000, 15000);
+	rdmacg_expect_res(test, rdmacg_test_res(test, p, dev, OBJECT), 0, 75000, 75000);
 }
 
 static int rdmacg_test_write_mem(struct rdma_cgroup *cg, const char *s, bool mem)
