@@ -48,6 +48,8 @@ struct rdmacg_device {
 	struct xarray		pools;
 	char			*name;
 	u32			index;
+	/* The other registered devices of the same name; rdmacg_mutex */
+	u32			namesakes;
 };
 
 /*

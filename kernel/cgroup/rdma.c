@@ -68,9 +68,8 @@ struct rdmacg_events {
 /*
  * One resource of a pool.  @usage changes by atomic operations only;
  * @max is written under rdmacg_mutex and read with READ_ONCE() by
- * charges; @peak only grows, by compare-and-exchange, after a charge
- * succeeded at every level; @local_peak too, except that a reset of
- * the peak file restarts it from the usage.
+ * charges; @peak only grows, by compare-and-exchange; @local_peak too,
+ * except that a reset of the peak file restarts it.
  */
 struct rdmacg_resource {
 	atomic_t		usage;
@@ -268,31 +267,6 @@ static struct rdmacg_pool *rdmacg_pool_get(struct rdma_cgroup *cg,
 	return pool;
 }
 
-/*
- * Add one unit at every level from @pool up, the pids controller's way:
- * a level whose usage the unit takes above its limit refuses it, and the
- * levels already charged give it back.  A racing charge may so be refused
- * by a unit that is about to be given back.  The comparison is unsigned,
- * so that a usage wrapped past INT_MAX is above every limit.
- */
-static struct rdmacg_pool *rdmacg_charge_pools(struct rdmacg_pool *pool,
-					       enum rdmacg_resource_type type)
-{
-	struct rdmacg_pool *p, *q;
-
-	for (p = pool; p; p = p->parent) {
-		struct rdmacg_resource *r = &p->res[type];
-
-		if ((unsigned int)atomic_inc_return(&r->usage) >
-		    (unsigned int)READ_ONCE(r->max)) {
-			for (q = pool; q != p->parent; q = q->parent)
-				atomic_dec(&q->res[type].usage);
-			return p;
-		}
-	}
-	return NULL;
-}
-
 static void rdmacg_raise(atomic_t *peak, int usage)
 {
 	int old = atomic_read(peak);
@@ -302,22 +276,35 @@ static void rdmacg_raise(atomic_t *peak, int usage)
 }
 
 /*
- * Once every level took the unit: no refused charge raises a peak.  The
- * usage read here may include a unit that a racing charge is about to
- * give back, so it is capped at the limit; it may also miss a unit that
- * was freed since this charge took its own.
+ * Add one unit at every level from @pool up, the pids controller's way:
+ * a level whose usage the unit takes above its limit refuses it, and the
+ * levels already charged give it back.  A racing charge may so be refused
+ * by a unit that is about to be given back.  The comparison is unsigned,
+ * so that a usage wrapped past INT_MAX is above every limit.  Each level
+ * that takes the unit raises its peak to the usage its own add returned,
+ * as pids raises its watermark: a peak misses no unit, and may count one
+ * that a level above refuses, never one above its own limit.
  */
-static void rdmacg_raise_peaks(struct rdmacg_pool *pool,
-			       enum rdmacg_resource_type type)
+static struct rdmacg_pool *rdmacg_charge_pools(struct rdmacg_pool *pool,
+					       enum rdmacg_resource_type type)
 {
-	for (; pool; pool = pool->parent) {
-		struct rdmacg_resource *r = &pool->res[type];
-		int usage = min(atomic_read(&r->usage), READ_ONCE(r->max));
+	struct rdmacg_pool *p, *q;
 
+	for (p = pool; p; p = p->parent) {
+		struct rdmacg_resource *r = &p->res[type];
+		int usage = atomic_inc_return(&r->usage);
+
+		if ((unsigned int)usage > (unsigned int)READ_ONCE(r->max)) {
+			for (q = pool; q != p->parent; q = q->parent)
+				atomic_dec(&q->res[type].usage);
+			return p;
+		}
 		rdmacg_raise(&r->peak, usage);
 		rdmacg_raise(&r->local_peak, usage);
 	}
+	return NULL;
 }
+
 
 static struct rdmacg_events *rdmacg_events(struct rdmacg_pool *pool, int type)
 {
@@ -360,8 +347,6 @@ static int rdmacg_charge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 	over = rdmacg_charge_pools(pool, type);
 	if (over)
 		rdmacg_count_refusal(pool, over, type);
-	else
-		rdmacg_raise_peaks(pool, type);
 	return over ? -EAGAIN : 0;
 }
 
@@ -435,21 +420,24 @@ void rdmacg_uncharge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 }
 EXPORT_SYMBOL(rdmacg_uncharge);
 
-/* As rdmacg_charge_pools(), with @npages pages of mr_mem */
-static struct rdmacg_pool *rdmacg_mem_charge_pools(struct rdmacg_pool *pool,
-						   unsigned long npages)
+/*
+ * Count the registered devices that have @dev's name, in @dev, and count
+ * @dev in (@delta 1) or out (-1) of theirs, so that a file prints a key in
+ * O(1).  ib_core sets a name before it registers, and renames a device
+ * only to a name no other device has.  Under rdmacg_mutex, which both
+ * callers hold.
+ */
+static void rdmacg_count_namesakes(struct rdmacg_device *dev, int delta)
 {
-	struct rdmacg_pool *p, *q;
+	struct rdmacg_device *other;
 
-	for (p = pool; p; p = p->parent) {
-		if (atomic_long_add_return(npages, &p->mem.usage) >
-		    READ_ONCE(p->mem.max)) {
-			for (q = pool; q != p->parent; q = q->parent)
-				atomic_long_sub(npages, &q->mem.usage);
-			return p;
+	dev->namesakes = 0;
+	list_for_each_entry(other, &rdmacg_devices, dev_node) {
+		if (other != dev && !strcmp(other->name, dev->name)) {
+			other->namesakes += delta;
+			dev->namesakes++;
 		}
 	}
-	return NULL;
 }
 
 static void rdmacg_raise_long(atomic_long_t *peak, long usage)
@@ -460,16 +448,24 @@ static void rdmacg_raise_long(atomic_long_t *peak, long usage)
 		;
 }
 
-/* As rdmacg_raise_peaks(), for mr_mem */
-static void rdmacg_mem_raise_peaks(struct rdmacg_pool *pool)
+/* As rdmacg_charge_pools(), with @npages pages of mr_mem */
+static struct rdmacg_pool *rdmacg_mem_charge_pools(struct rdmacg_pool *pool,
+						   unsigned long npages)
 {
-	for (; pool; pool = pool->parent) {
-		long usage = min_t(long, atomic_long_read(&pool->mem.usage),
-				   READ_ONCE(pool->mem.max));
+	struct rdmacg_pool *p, *q;
 
-		rdmacg_raise_long(&pool->mem.peak, usage);
-		rdmacg_raise_long(&pool->mem.local_peak, usage);
+	for (p = pool; p; p = p->parent) {
+		long usage = atomic_long_add_return(npages, &p->mem.usage);
+
+		if (usage > READ_ONCE(p->mem.max)) {
+			for (q = pool; q != p->parent; q = q->parent)
+				atomic_long_sub(npages, &q->mem.usage);
+			return p;
+		}
+		rdmacg_raise_long(&p->mem.peak, usage);
+		rdmacg_raise_long(&p->mem.local_peak, usage);
 	}
+	return NULL;
 }
 
 static int rdmacg_mem_charge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
@@ -483,8 +479,6 @@ static int rdmacg_mem_charge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 	over = rdmacg_mem_charge_pools(pool, npages);
 	if (over)
 		rdmacg_count_refusal(pool, over, RDMACG_MEM);
-	else
-		rdmacg_mem_raise_peaks(pool);
 	return over ? -EAGAIN : 0;
 }
 
@@ -563,6 +557,7 @@ void rdmacg_register_device(struct rdmacg_device *dev)
 {
 	xa_init(&dev->pools);
 	mutex_lock(&rdmacg_mutex);
+	rdmacg_count_namesakes(dev, 1);
 	list_add_tail(&dev->dev_node, &rdmacg_devices);
 	mutex_unlock(&rdmacg_mutex);
 }
@@ -585,6 +580,7 @@ void rdmacg_unregister_device(struct rdmacg_device *dev)
 
 	mutex_lock(&rdmacg_mutex);
 	list_del_init(&dev->dev_node);
+	rdmacg_count_namesakes(dev, -1);
 	xa_for_each(&dev->pools, id, pool)
 		rdmacg_pool_unlink(pool);
 	mutex_unlock(&rdmacg_mutex);
@@ -790,10 +786,19 @@ static long rdmacg_local_peak(struct rdmacg_pool *pool, int i)
 				 atomic_read(&pool->res[i].local_peak);
 }
 
-/* Restart a local peak from the usage; the local peak it ends */
+/* The usage, less a unit that a refusal is about to give back */
+static long rdmacg_held(struct rdmacg_pool *pool, int i)
+{
+	long limit = i == RDMACG_MEM ? READ_ONCE(pool->mem.max) :
+				       READ_ONCE(pool->res[i].max);
+
+	return min(rdmacg_usage(pool, i), limit);
+}
+
+/* Restart a local peak from the usage held; the local peak it ends */
 static long rdmacg_local_restart(struct rdmacg_pool *pool, int i)
 {
-	long usage = rdmacg_usage(pool, i);
+	long usage = rdmacg_held(pool, i);
 
 	return i == RDMACG_MEM ?
 	       atomic_long_xchg(&pool->mem.local_peak, usage) :
@@ -949,30 +954,35 @@ static long rdmacg_peak_seen(struct rdmacg_pool *pool, int i,
 			     struct rdmacg_peak_file *file)
 {
 	struct rdmacg_peak_mark *m;
+	long peak;
 
 	if (!pool)
 		return 0;
-	if (!file)
-		return i == RDMACG_MEM ? atomic_long_read(&pool->mem.peak) :
-					 atomic_read(&pool->res[i].peak);
-	m = xa_load(&file->marks, pool->index);
-	return max(m ? READ_ONCE(m->peak[i]) : 0, rdmacg_local_peak(pool, i));
+	peak = i == RDMACG_MEM ? atomic_long_read(&pool->mem.peak) :
+				 atomic_read(&pool->res[i].peak);
+	if (file) {
+		peak = rdmacg_local_peak(pool, i);
+		/*
+		 * The mark after the local peak: a reset raises the marks, then
+		 * restarts the local peak (atomic_xchg(), a full barrier), so
+		 * that this never shows less than before another file's reset.
+		 */
+		smp_rmb();
+		m = xa_load(&file->marks, pool->index);
+		peak = max(peak, m ? READ_ONCE(m->peak[i]) : 0L);
+	}
+	/* A charge raises the usage before the peak: never show less */
+	return max(peak, rdmacg_held(pool, i));
 }
 
 /* A device's key: its name, and its index when another has the name */
 static void rdmacg_print_key(struct seq_file *sf, struct rdmacg_device *dev)
 {
-	struct rdmacg_device *other;
-
 	lockdep_assert_held(&rdmacg_mutex);
 
 	seq_puts(sf, dev->name);
-	list_for_each_entry(other, &rdmacg_devices, dev_node) {
-		if (other != dev && !strcmp(other->name, dev->name)) {
-			seq_printf(sf, " index=%u", dev->index);
-			break;
-		}
-	}
+	if (dev->namesakes)
+		seq_printf(sf, " index=%u", dev->index);
 }
 
 static void rdmacg_print_value(struct seq_file *sf, const char *name, int val)

@@ -256,6 +256,34 @@ static void rdmacg_test_write_index(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdmacg_test_res(test, cg, d7, HANDLE)->max, 1);
 }
 
+static void rdmacg_expect_key(struct kunit *test, struct rdmacg_device *dev,
+			      const char *key)
+{
+	char buf[64] = {};
+	struct seq_file sf = { .buf = buf, .size = sizeof(buf) - 1 };
+
+	mutex_lock(&rdmacg_mutex);
+	rdmacg_print_key(&sf, dev);
+	mutex_unlock(&rdmacg_mutex);
+	KUNIT_EXPECT_STREQ(test, buf, key);
+}
+
+/* A device's key has its index while another device has its name */
+static void rdmacg_test_print_key(struct kunit *test)
+{
+	struct rdmacg_device *d5 = rdmacg_test_dev(test, TEST_DEV_NAME, 5);
+	struct rdmacg_device *d6 = rdmacg_test_dev(test, "kunit_rdmacg2", 6);
+	struct rdmacg_device *d7 = rdmacg_test_dev(test, TEST_DEV_NAME, 7);
+
+	rdmacg_expect_key(test, d5, TEST_DEV_NAME " index=5");
+	rdmacg_expect_key(test, d6, "kunit_rdmacg2");
+	rdmacg_expect_key(test, d7, TEST_DEV_NAME " index=7");
+	rdmacg_unregister_device(d7);
+	rdmacg_expect_key(test, d5, TEST_DEV_NAME);
+	rdmacg_register_device(d7);
+	rdmacg_expect_key(test, d5, TEST_DEV_NAME " index=5");
+}
+
 /*
  * A page of 2,048 one-letter lines, and a page of repeated limit lines:
  * upstream's errnos, nothing allocated per line, nothing changed.
@@ -306,8 +334,8 @@ static void rdmacg_test_charge_limit(struct kunit *test)
 
 /*
  * A refusal two levels up: the levels below give the unit back, their
- * peaks stay, and each level counts what rdma.events and
- * rdma.events.local say.
+ * peaks keep it (pids' watermark), and each level counts what rdma.events
+ * and rdma.events.local say.
  */
 static void rdmacg_test_hierarchy(struct kunit *test)
 {
@@ -324,14 +352,14 @@ static void rdmacg_test_hierarchy(struct kunit *test)
 	rb = rdmacg_test_res(test, cg[1], dev, OBJECT);
 	rc = rdmacg_test_res(test, cg[2], dev, OBJECT);
 	rdmacg_expect_res(test, ra, 1, 1, 1);
-	rdmacg_expect_res(test, rb, 1, 1, S32_MAX);
-	rdmacg_expect_res(test, rc, 1, 1, S32_MAX);
+	rdmacg_expect_res(test, rb, 1, 2, S32_MAX);
+	rdmacg_expect_res(test, rc, 1, 2, S32_MAX);
 	rdmacg_expect_events(test, ra, 2, 2, 2, 0);
 	rdmacg_expect_events(test, rb, 0, 2, 0, 1);
 	rdmacg_expect_events(test, rc, 0, 1, 0, 1);
 	rdmacg_discharge(cg[2], dev, OBJECT);
 	rdmacg_expect_res(test, ra, 0, 1, 1);
-	rdmacg_expect_res(test, rc, 0, 1, S32_MAX);
+	rdmacg_expect_res(test, rc, 0, 2, S32_MAX);
 }
 
 /* A limit below the usage refuses, and the usage stays above it */
@@ -369,6 +397,30 @@ static void rdmacg_test_int_max(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdmacg_charge(cg, dev, OBJECT), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->usage), S32_MAX);
 	atomic_set(&r->usage, 0);
+}
+
+/*
+ * A peak shows no less than the usage, which a charge raises before its
+ * peak, and no more than the limit, which a refused unit passes for an
+ * instant: the usage is set as such charges leave it.
+ */
+static void rdmacg_test_peak_floor(struct kunit *test)
+{
+	struct rdmacg_device *dev = rdmacg_test_dev(test, TEST_DEV_NAME, 0);
+	struct rdmacg_resource *r;
+	struct rdma_cgroup *cg;
+
+	rdmacg_test_chain(test, &cg, 1);
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_write(cg, TEST_DEV_NAME " hca_object=3"));
+	KUNIT_EXPECT_EQ(test, rdmacg_charge(cg, dev, OBJECT), 0);
+	r = rdmacg_test_res(test, cg, dev, OBJECT);
+	atomic_set(&r->usage, 2);
+	KUNIT_EXPECT_EQ(test, rdmacg_peak_seen(rdmacg_pool_lookup(dev, cg), OBJECT, NULL), 2);
+	atomic_set(&r->usage, 4);
+	KUNIT_EXPECT_EQ(test, rdmacg_peak_seen(rdmacg_pool_lookup(dev, cg), OBJECT, NULL), 3);
+	atomic_set(&r->usage, 1);
+	KUNIT_EXPECT_EQ(test, rdmacg_peak_seen(rdmacg_pool_lookup(dev, cg), OBJECT, NULL), 1);
+	rdmacg_discharge(cg, dev, OBJECT);
 }
 
 static int rdmacg_test_lookups;
@@ -596,8 +648,9 @@ static void rdmacg_test_write_mem_max(struct kunit *test)
 
 /*
  * Pages charged at a child, refused by the parent's limit: the events
- * count mr_mem, the peaks only what was charged, and the stored cgroup
- * is the one every charge of a pinning goes to.
+ * count mr_mem, the parent's peak only what it took, the child's the
+ * refused pages too (page_counter's watermark), and the stored cgroup is
+ * the one every charge of a pinning goes to.
  */
 static void rdmacg_test_mem_charge(struct kunit *test)
 {
@@ -619,7 +672,7 @@ static void rdmacg_test_mem_charge(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&p->mem.usage), 8);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&c->mem.usage), 8);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&p->mem.peak), 8);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&c->mem.peak), 8);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&c->mem.peak), 11);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&p->mem.ev.local_max), 1);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&c->mem.ev.local_alloc_fail), 1);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&p->mem.ev.alloc_fail), 1);
@@ -704,6 +757,35 @@ static void rdmacg_test_peak_reset(struct kunit *test)
 }
 
 /*
+ * A reset while a refused unit is in flight restarts without it, so that
+ * the file shows no peak above the limit; and the file shows no less
+ * than the usage, which a charge raises before its peak.
+ */
+static void rdmacg_test_peak_reset_in_flight(struct kunit *test)
+{
+	struct rdmacg_device *dev = rdmacg_test_dev(test, TEST_DEV_NAME, 0);
+	struct cgroup_of_peak a = {};
+	struct rdmacg_resource *r;
+	struct rdma_cgroup *cg;
+
+	rdmacg_test_chain(test, &cg, 1);
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_write(cg, TEST_DEV_NAME " hca_object=2"));
+	rdmacg_test_charge_n(test, cg, dev, 2);
+	r = rdmacg_test_res(test, cg, dev, OBJECT);
+	atomic_inc(&r->usage);
+	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg, &a, 0, RDMACG_RESOURCE_MAX), 0);
+	atomic_dec(&r->usage);
+	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg, dev, &a), 2);
+	rdmacg_test_charge_n(test, cg, dev, -1);
+	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg, &a, 0, RDMACG_RESOURCE_MAX), 0);
+	atomic_inc(&r->usage);
+	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg, dev, &a), 2);
+	atomic_dec(&r->usage);
+	rdmacg_peak_forget(cg, &a);
+	rdmacg_test_charge_n(test, cg, dev, -1);
+}
+
+/*
  * A file that reset has marks of the pools of two devices; one device
  * goes, with its pool and marks, and comes back with no stale mark; the
  * other's mark stays until release.
@@ -774,11 +856,13 @@ static void rdmacg_test_peak_mem(struct kunit *test)
 static struct kunit_case rdmacg_test_cases[] = {
 	KUNIT_CASE_PARAM(rdmacg_test_write_max, rdmacg_write_gen_params),
 	KUNIT_CASE(rdmacg_test_write_index),
+	KUNIT_CASE(rdmacg_test_print_key),
 	KUNIT_CASE(rdmacg_test_write_page),
 	KUNIT_CASE(rdmacg_test_charge_limit),
 	KUNIT_CASE(rdmacg_test_hierarchy),
 	KUNIT_CASE(rdmacg_test_limit_below_usage),
 	KUNIT_CASE(rdmacg_test_int_max),
+	KUNIT_CASE(rdmacg_test_peak_floor),
 	KUNIT_CASE(rdmacg_test_deep_chain),
 	KUNIT_CASE(rdmacg_test_unregister_device),
 	KUNIT_CASE(rdmacg_test_css_free),
@@ -787,6 +871,7 @@ static struct kunit_case rdmacg_test_cases[] = {
 	KUNIT_CASE(rdmacg_test_mem_charge),
 	KUNIT_CASE(rdmacg_test_mem_current),
 	KUNIT_CASE(rdmacg_test_peak_reset),
+	KUNIT_CASE(rdmacg_test_peak_reset_in_flight),
 	KUNIT_CASE(rdmacg_test_peak_unregister),
 	KUNIT_CASE(rdmacg_test_peak_mem),
 	{}
