@@ -48,8 +48,6 @@ struct rdmacg_device {
 	struct xarray		pools;
 	char			*name;
 	u32			index;
-	/* The other registered devices of the same name; rdmacg_mutex */
-	u32			namesakes;
 };
 
 /*

@@ -20,15 +20,17 @@
 #include <linux/kstrtox.h>
 #include <linux/limits.h>
 #include <linux/overflow.h>
+#include <linux/page_counter.h>
 #include <linux/parser.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/stringhash.h>
 #include <linux/xarray.h>
 
 #define RDMACG_MAX_STR "max"
-/* The pages of "max" in rdma.mr_mem.max: no limit, and no overflow */
-#define RDMACG_MEM_MAX (LONG_MAX >> PAGE_SHIFT)
+/* The pages of "max" in rdma.mr_mem.max */
+#define RDMACG_MEM_MAX PAGE_COUNTER_MAX
 /* The resource index of mr_mem, after those of ib_core's */
 #define RDMACG_MEM RDMACG_RESOURCE_MAX
 
@@ -79,16 +81,17 @@ struct rdmacg_resource {
 	struct rdmacg_events	ev;
 };
 
-/* The user memory pinned for the device, in pages; as a resource */
+/*
+ * The user memory pinned for the device, in pages, on a page_counter as
+ * dmem counts device memory: its parent is the same device's counter in
+ * the parent cgroup.
+ */
 struct rdmacg_mem {
-	atomic_long_t		usage;
-	unsigned long		max;
-	atomic_long_t		peak;
-	atomic_long_t		local_peak;
+	struct page_counter	pc;
 	struct rdmacg_events	ev;
 };
 
-/* 192 bytes on 64-bit: kmalloc-192, as 7.3.4's pool */
+/* 384 bytes on x86_64, half of it the page_counter of mr_mem */
 struct rdmacg_pool {
 	/* The same device's pool in the parent cgroup; NULL below the root */
 	struct rdmacg_pool	*parent;
@@ -168,7 +171,6 @@ static struct rdmacg_pool *rdmacg_pool_alloc(struct rdma_cgroup *cg)
 	pool->cg = cg;
 	for (i = 0; i < RDMACG_RESOURCE_MAX; i++)
 		pool->res[i].max = S32_MAX;
-	pool->mem.max = RDMACG_MEM_MAX;
 	return pool;
 }
 
@@ -229,6 +231,8 @@ static struct rdmacg_pool *rdmacg_pool_get_locked(struct rdma_cgroup *cg,
 	for (pool = top; pool; pool = below) {
 		below = pool->parent;
 		pool->parent = upper;
+		page_counter_init(&pool->mem.pc, upper ? &upper->mem.pc : NULL,
+				  false);
 		/* Listed first: a reset sees every pool that a charge finds */
 		mutex_lock(&pool->cg->peak_lock);
 		pool->cg_next = pool->cg->pools;
@@ -420,66 +424,20 @@ void rdmacg_uncharge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 }
 EXPORT_SYMBOL(rdmacg_uncharge);
 
-/*
- * Count the registered devices that have @dev's name, in @dev, and count
- * @dev in (@delta 1) or out (-1) of theirs, so that a file prints a key in
- * O(1).  ib_core sets a name before it registers, and renames a device
- * only to a name no other device has.  Under rdmacg_mutex, which both
- * callers hold.
- */
-static void rdmacg_count_namesakes(struct rdmacg_device *dev, int delta)
-{
-	struct rdmacg_device *other;
-
-	dev->namesakes = 0;
-	list_for_each_entry(other, &rdmacg_devices, dev_node) {
-		if (other != dev && !strcmp(other->name, dev->name)) {
-			other->namesakes += delta;
-			dev->namesakes++;
-		}
-	}
-}
-
-static void rdmacg_raise_long(atomic_long_t *peak, long usage)
-{
-	long old = atomic_long_read(peak);
-
-	while (usage > old && !atomic_long_try_cmpxchg(peak, &old, usage))
-		;
-}
-
-/* As rdmacg_charge_pools(), with @npages pages of mr_mem */
-static struct rdmacg_pool *rdmacg_mem_charge_pools(struct rdmacg_pool *pool,
-						   unsigned long npages)
-{
-	struct rdmacg_pool *p, *q;
-
-	for (p = pool; p; p = p->parent) {
-		long usage = atomic_long_add_return(npages, &p->mem.usage);
-
-		if (usage > READ_ONCE(p->mem.max)) {
-			for (q = pool; q != p->parent; q = q->parent)
-				atomic_long_sub(npages, &q->mem.usage);
-			return p;
-		}
-		rdmacg_raise_long(&p->mem.peak, usage);
-		rdmacg_raise_long(&p->mem.local_peak, usage);
-	}
-	return NULL;
-}
-
 static int rdmacg_mem_charge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 			     unsigned long npages)
 {
-	struct rdmacg_pool *pool, *over;
+	struct rdmacg_pool *pool;
+	struct page_counter *fail;
 
 	pool = rdmacg_pool_get(cg, dev);
 	if (IS_ERR(pool))
 		return PTR_ERR(pool);
-	over = rdmacg_mem_charge_pools(pool, npages);
-	if (over)
-		rdmacg_count_refusal(pool, over, RDMACG_MEM);
-	return over ? -EAGAIN : 0;
+	if (page_counter_try_charge(&pool->mem.pc, npages, &fail))
+		return 0;
+	rdmacg_count_refusal(pool, container_of(fail, struct rdmacg_pool, mem.pc),
+			     RDMACG_MEM);
+	return -EAGAIN;
 }
 
 /**
@@ -537,10 +495,8 @@ void rdmacg_uncharge_mem(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 	if (!rdmacg_is_root(cg)) {
 		rcu_read_lock();
 		pool = rdmacg_pool_lookup(dev, cg);
-		WARN_ON_ONCE(!pool);
-		for (; pool; pool = pool->parent)
-			WARN_ON_ONCE(atomic_long_sub_return(npages,
-							    &pool->mem.usage) < 0);
+		if (!WARN_ON_ONCE(!pool))
+			page_counter_uncharge(&pool->mem.pc, npages);
 		rcu_read_unlock();
 	}
 	css_put(&cg->css);
@@ -557,7 +513,6 @@ void rdmacg_register_device(struct rdmacg_device *dev)
 {
 	xa_init(&dev->pools);
 	mutex_lock(&rdmacg_mutex);
-	rdmacg_count_namesakes(dev, 1);
 	list_add_tail(&dev->dev_node, &rdmacg_devices);
 	mutex_unlock(&rdmacg_mutex);
 }
@@ -580,7 +535,6 @@ void rdmacg_unregister_device(struct rdmacg_device *dev)
 
 	mutex_lock(&rdmacg_mutex);
 	list_del_init(&dev->dev_node);
-	rdmacg_count_namesakes(dev, -1);
 	xa_for_each(&dev->pools, id, pool)
 		rdmacg_pool_unlink(pool);
 	mutex_unlock(&rdmacg_mutex);
@@ -593,7 +547,7 @@ void rdmacg_unregister_device(struct rdmacg_device *dev)
 	xa_for_each(&dev->pools, id, pool) {
 		for (i = 0; i < RDMACG_RESOURCE_MAX; i++)
 			WARN_ON_ONCE(atomic_read(&pool->res[i].usage));
-		WARN_ON_ONCE(atomic_long_read(&pool->mem.usage));
+		WARN_ON_ONCE(page_counter_read(&pool->mem.pc));
 		xa_erase(&dev->pools, id);
 		kfree(pool);
 	}
@@ -760,7 +714,7 @@ static int rdmacg_write_max(struct rdma_cgroup *cg, char *buf, bool mem)
 		for_each_set_bit(i, &lim.set, RDMACG_RESOURCE_MAX)
 			WRITE_ONCE(pool->res[i].max, lim.max[i]);
 		if (test_bit(RDMACG_MEM, &lim.set))
-			WRITE_ONCE(pool->mem.max, lim.mem);
+			xchg(&pool->mem.pc.max, lim.mem);
 	}
 	mutex_unlock(&rdmacg_mutex);
 
@@ -776,20 +730,20 @@ static ssize_t rdmacg_max_write(struct kernfs_open_file *of, char *buf,
 
 static long rdmacg_usage(struct rdmacg_pool *pool, int i)
 {
-	return i == RDMACG_MEM ? atomic_long_read(&pool->mem.usage) :
+	return i == RDMACG_MEM ? page_counter_read(&pool->mem.pc) :
 				 atomic_read(&pool->res[i].usage);
 }
 
 static long rdmacg_local_peak(struct rdmacg_pool *pool, int i)
 {
-	return i == RDMACG_MEM ? atomic_long_read(&pool->mem.local_peak) :
+	return i == RDMACG_MEM ? READ_ONCE(pool->mem.pc.local_watermark) :
 				 atomic_read(&pool->res[i].local_peak);
 }
 
 /* The usage, less a unit that a refusal is about to give back */
 static long rdmacg_held(struct rdmacg_pool *pool, int i)
 {
-	long limit = i == RDMACG_MEM ? READ_ONCE(pool->mem.max) :
+	long limit = i == RDMACG_MEM ? READ_ONCE(pool->mem.pc.max) :
 				       READ_ONCE(pool->res[i].max);
 
 	return min(rdmacg_usage(pool, i), limit);
@@ -801,7 +755,7 @@ static long rdmacg_local_restart(struct rdmacg_pool *pool, int i)
 	long usage = rdmacg_held(pool, i);
 
 	return i == RDMACG_MEM ?
-	       atomic_long_xchg(&pool->mem.local_peak, usage) :
+	       xchg(&pool->mem.pc.local_watermark, usage) :
 	       atomic_xchg(&pool->res[i].local_peak, usage);
 }
 
@@ -958,7 +912,7 @@ static long rdmacg_peak_seen(struct rdmacg_pool *pool, int i,
 
 	if (!pool)
 		return 0;
-	peak = i == RDMACG_MEM ? atomic_long_read(&pool->mem.peak) :
+	peak = i == RDMACG_MEM ? READ_ONCE(pool->mem.pc.watermark) :
 				 atomic_read(&pool->res[i].peak);
 	if (file) {
 		peak = rdmacg_local_peak(pool, i);
@@ -975,14 +929,50 @@ static long rdmacg_peak_seen(struct rdmacg_pool *pool, int i,
 	return max(peak, rdmacg_held(pool, i));
 }
 
-/* A device's key: its name, and its index when another has the name */
-static void rdmacg_print_key(struct seq_file *sf, struct rdmacg_device *dev)
+/*
+ * A device's key is its name, and its index when another registered device
+ * has the name.  A read sets a bit per name's hash, and a second bit for
+ * a hash that two names have: only a device whose name has the second bit
+ * is compared with the others, so that a read is O(devices) however many
+ * there are.  Names change (ib_core renames a device to a name another
+ * has in another network namespace): each read hashes them again.
+ */
+#define RDMACG_NAME_BUCKETS	256
+
+static unsigned int rdmacg_name_bucket(const char *name)
 {
+	return full_name_hash(NULL, name, strlen(name)) % RDMACG_NAME_BUCKETS;
+}
+
+static void rdmacg_names_fill(unsigned long *names)
+{
+	struct rdmacg_device *dev;
+	unsigned int b;
+
+	bitmap_zero(names, 2 * RDMACG_NAME_BUCKETS);
+	list_for_each_entry(dev, &rdmacg_devices, dev_node) {
+		b = rdmacg_name_bucket(dev->name);
+		if (__test_and_set_bit(b, names))
+			__set_bit(RDMACG_NAME_BUCKETS + b, names);
+	}
+}
+
+static void rdmacg_print_key(struct seq_file *sf, struct rdmacg_device *dev,
+			     const unsigned long *names)
+{
+	struct rdmacg_device *other;
+
 	lockdep_assert_held(&rdmacg_mutex);
 
 	seq_puts(sf, dev->name);
-	if (dev->namesakes)
-		seq_printf(sf, " index=%u", dev->index);
+	if (!test_bit(RDMACG_NAME_BUCKETS + rdmacg_name_bucket(dev->name), names))
+		return;
+	list_for_each_entry(other, &rdmacg_devices, dev_node) {
+		if (other != dev && !strcmp(other->name, dev->name)) {
+			seq_printf(sf, " index=%u", dev->index);
+			break;
+		}
+	}
 }
 
 static void rdmacg_print_value(struct seq_file *sf, const char *name, int val)
@@ -1040,9 +1030,9 @@ static void rdmacg_print_mem(struct seq_file *sf, int file,
 	unsigned long pages;
 
 	if (file == RDMACG_FILE_MEM_MAX)
-		pages = pool ? READ_ONCE(pool->mem.max) : RDMACG_MEM_MAX;
+		pages = pool ? READ_ONCE(pool->mem.pc.max) : RDMACG_MEM_MAX;
 	else if (file == RDMACG_FILE_MEM_CURRENT)
-		pages = pool ? atomic_long_read(&pool->mem.usage) : 0;
+		pages = pool ? page_counter_read(&pool->mem.pc) : 0;
 	else
 		pages = rdmacg_peak_seen(pool, RDMACG_MEM, peaks);
 	if (pages == RDMACG_MEM_MAX)
@@ -1058,14 +1048,16 @@ static void rdmacg_print_mem(struct seq_file *sf, int file,
 static void rdmacg_print(struct seq_file *sf, struct rdma_cgroup *cg,
 			 int file, struct rdmacg_peak_file *peaks)
 {
+	DECLARE_BITMAP(names, 2 * RDMACG_NAME_BUCKETS);
 	struct rdmacg_device *dev;
 	struct rdmacg_pool *pool;
 	int i;
 
 	mutex_lock(&rdmacg_mutex);
+	rdmacg_names_fill(names);
 	list_for_each_entry(dev, &rdmacg_devices, dev_node) {
 		pool = xa_load(&dev->pools, cg->css.id);
-		rdmacg_print_key(sf, dev);
+		rdmacg_print_key(sf, dev, names);
 		if (file >= RDMACG_FILE_MEM_MAX) {
 			rdmacg_print_mem(sf, file, pool, peaks);
 			seq_putc(sf, '\n');

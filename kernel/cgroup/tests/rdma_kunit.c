@@ -259,16 +259,21 @@ static void rdmacg_test_write_index(struct kunit *test)
 static void rdmacg_expect_key(struct kunit *test, struct rdmacg_device *dev,
 			      const char *key)
 {
+	DECLARE_BITMAP(names, 2 * RDMACG_NAME_BUCKETS);
 	char buf[64] = {};
 	struct seq_file sf = { .buf = buf, .size = sizeof(buf) - 1 };
 
 	mutex_lock(&rdmacg_mutex);
-	rdmacg_print_key(&sf, dev);
+	rdmacg_names_fill(names);
+	rdmacg_print_key(&sf, dev, names);
 	mutex_unlock(&rdmacg_mutex);
 	KUNIT_EXPECT_STREQ(test, buf, key);
 }
 
-/* A device's key has its index while another device has its name */
+/*
+ * A device's key has its index while another device has its name, as
+ * devices come and go, or are renamed
+ */
 static void rdmacg_test_print_key(struct kunit *test)
 {
 	struct rdmacg_device *d5 = rdmacg_test_dev(test, TEST_DEV_NAME, 5);
@@ -282,6 +287,10 @@ static void rdmacg_test_print_key(struct kunit *test)
 	rdmacg_expect_key(test, d5, TEST_DEV_NAME);
 	rdmacg_register_device(d7);
 	rdmacg_expect_key(test, d5, TEST_DEV_NAME " index=5");
+	d7->name = "kunit_rdmacg2";
+	rdmacg_expect_key(test, d5, TEST_DEV_NAME);
+	rdmacg_expect_key(test, d6, "kunit_rdmacg2 index=6");
+	d7->name = TEST_DEV_NAME;
 }
 
 /*
@@ -641,7 +650,7 @@ static void rdmacg_test_write_mem_max(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, rdmacg_test_write_mem(cg, t->input, t->mem),
 				    t->ret, "\"%s\"", t->input);
 		pool = rdmacg_pool_lookup(dev, cg);
-		KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(pool->mem.max), t->pages,
+		KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(pool->mem.pc.max), t->pages,
 				    "\"%s\"", t->input);
 	}
 }
@@ -669,19 +678,19 @@ static void rdmacg_test_mem_charge(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, stored, cg[1]);
 	p = rdmacg_pool_lookup(dev, cg[0]);
 	c = rdmacg_pool_lookup(dev, cg[1]);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&p->mem.usage), 8);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&c->mem.usage), 8);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&p->mem.peak), 8);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&c->mem.peak), 11);
+	KUNIT_EXPECT_EQ(test, page_counter_read(&p->mem.pc), 8);
+	KUNIT_EXPECT_EQ(test, page_counter_read(&c->mem.pc), 8);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(p->mem.pc.watermark), 8);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->mem.pc.watermark), 11);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&p->mem.ev.local_max), 1);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&c->mem.ev.local_alloc_fail), 1);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&p->mem.ev.alloc_fail), 1);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&c->mem.ev.max), 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&p->res[OBJECT].ev.max), 0);
 	rdmacg_uncharge_mem(stored, dev, 8);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&p->mem.usage), 0);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&c->mem.usage), 0);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&p->mem.peak), 8);
+	KUNIT_EXPECT_EQ(test, page_counter_read(&p->mem.pc), 0);
+	KUNIT_EXPECT_EQ(test, page_counter_read(&c->mem.pc), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(p->mem.pc.watermark), 8);
 }
 
 /* The first charge of a pinning stores the current task's cgroup */
@@ -838,7 +847,7 @@ static void rdmacg_test_peak_mem(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, rdmacg_try_charge_mem(&stored, dev, 5), 0);
 	rdmacg_test_charge_n(test, cg, dev, 3);
 	pool = rdmacg_pool_lookup(dev, cg);
-	atomic_long_sub(4, &pool->mem.usage);
+	atomic_long_sub(4, &pool->mem.pc.usage);
 	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg, &m, RDMACG_MEM, RDMACG_MEM + 1), 0);
 	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg, &h, 0, RDMACG_RESOURCE_MAX), 0);
 	mutex_lock(&rdmacg_mutex);
