@@ -442,14 +442,14 @@ static int rdmacg_mem_charge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 
 /**
  * rdmacg_try_charge_mem - charge user memory pinned for a device
- * @rdmacg: the cgroup to charge, or NULL to charge the current task's
+ * @rdmacg: where to store the charged cgroup, for rdmacg_uncharge_mem()
  * @dev: the device the memory is pinned for
- * @npages: the pages just pinned
+ * @npages: the pages pinned
  *
- * Charges pages already pinned, so that a pin that fails never raises
- * rdma.mr_mem.peak.  The first call of a pinning passes a NULL cgroup: it
- * charges the cgroup of the current task and, if that succeeds, stores it
- * with a reference, which the later calls of the same pinning charge.
+ * Charges the cgroup of the current task and each of its ancestors with
+ * pages already pinned, so that a pin that fails never raises
+ * rdma.mr_mem.peak.  The charged cgroup keeps a css reference until the
+ * pages are uncharged.
  *
  * Context: Process context; takes rdmacg_mutex only for the first charge
  * of a cgroup on a device.
@@ -460,30 +460,25 @@ static int rdmacg_mem_charge(struct rdma_cgroup *cg, struct rdmacg_device *dev,
 int rdmacg_try_charge_mem(struct rdma_cgroup **rdmacg,
 			  struct rdmacg_device *dev, unsigned long npages)
 {
-	struct rdma_cgroup *cg = *rdmacg;
+	struct rdma_cgroup *cg;
 	int ret = 0;
 
-	if (!cg)
-		cg = css_rdmacg(task_get_css(current, rdma_cgrp_id));
+	cg = css_rdmacg(task_get_css(current, rdma_cgrp_id));
 	if (!rdmacg_is_root(cg))
 		ret = rdmacg_mem_charge(cg, dev, npages);
-	if (!*rdmacg) {
-		if (ret)
-			css_put(&cg->css);
-		else
-			*rdmacg = cg;
-	}
+	if (ret)
+		css_put(&cg->css);
+	else
+		*rdmacg = cg;
 	return ret;
 }
 EXPORT_SYMBOL(rdmacg_try_charge_mem);
 
 /**
- * rdmacg_uncharge_mem - give back the pages of a pinning
+ * rdmacg_uncharge_mem - give back pages that rdmacg_try_charge_mem() charged
  * @cg: the cgroup rdmacg_try_charge_mem() stored
  * @dev: the device the memory was pinned for
- * @npages: all the pages charged for the pinning
- *
- * Drops the reference the first charge took.
+ * @npages: the pages it charged
  *
  * Context: Any context that may drop a css reference; takes no lock.
  */

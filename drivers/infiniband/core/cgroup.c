@@ -56,23 +56,20 @@ void ib_rdmacg_uncharge(struct ib_rdmacg_object *cg_obj,
 EXPORT_SYMBOL(ib_rdmacg_uncharge);
 
 /**
- * ib_rdmacg_charge_pinned - charge to mr_mem pages just pinned for a umem
- * @umem: the umem; its first charge stores the current task's cgroup
- * @npages: the pages pinned
+ * ib_rdmacg_charge_pinned - charge to mr_mem the pages a umem pinned
+ * @umem: the umem, all its pages pinned; it stores the charged cgroup
+ *
+ * Charges once, the pages that the umem added to pinned_vm, once they are
+ * pinned: a pin that fails charges nothing.
  *
  * Context: Process context.
  * Return: 0, or the errno of rdmacg_try_charge_mem(): the caller unpins
  * the pages then.
  */
-int ib_rdmacg_charge_pinned(struct ib_umem *umem, unsigned int npages)
+int ib_rdmacg_charge_pinned(struct ib_umem *umem)
 {
-	int ret;
-
-	ret = rdmacg_try_charge_mem(&umem->rdmacg, &umem->ibdev->cg_device,
-				    npages);
-	if (!ret)
-		umem->charged_pages += npages;
-	return ret;
+	return rdmacg_try_charge_mem(&umem->rdmacg, &umem->ibdev->cg_device,
+				     umem->pinned_pages);
 }
 
 /**
@@ -85,5 +82,5 @@ void ib_rdmacg_uncharge_pinned(struct ib_umem *umem)
 {
 	if (umem->rdmacg)
 		rdmacg_uncharge_mem(umem->rdmacg, &umem->ibdev->cg_device,
-				    umem->charged_pages);
+				    umem->pinned_pages);
 }

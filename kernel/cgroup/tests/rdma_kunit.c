@@ -658,24 +658,21 @@ static void rdmacg_test_write_mem_max(struct kunit *test)
 /*
  * Pages charged at a child, refused by the parent's limit: the events
  * count mr_mem, the parent's peak only what it took, the child's the
- * refused pages too (page_counter's watermark), and the stored cgroup is
- * the one every charge of a pinning goes to.
+ * refused pages too (page_counter's watermark).
  */
 static void rdmacg_test_mem_charge(struct kunit *test)
 {
 	struct rdmacg_device *dev = rdmacg_test_dev(test, TEST_DEV_NAME, 0);
-	struct rdma_cgroup *cg[2], *stored;
+	struct rdma_cgroup *cg[2];
 	struct rdmacg_pool *p, *c;
 	char buf[64];
 
 	rdmacg_test_chain(test, cg, 2);
 	snprintf(buf, sizeof(buf), TEST_DEV_NAME " %lu", 10 * PAGE_SIZE);
 	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_write_mem(cg[0], buf, true));
-	stored = cg[1];
-	KUNIT_EXPECT_EQ(test, rdmacg_try_charge_mem(&stored, dev, 4), 0);
-	KUNIT_EXPECT_EQ(test, rdmacg_try_charge_mem(&stored, dev, 4), 0);
-	KUNIT_EXPECT_EQ(test, rdmacg_try_charge_mem(&stored, dev, 3), -EAGAIN);
-	KUNIT_EXPECT_PTR_EQ(test, stored, cg[1]);
+	KUNIT_EXPECT_EQ(test, rdmacg_mem_charge(cg[1], dev, 4), 0);
+	KUNIT_EXPECT_EQ(test, rdmacg_mem_charge(cg[1], dev, 4), 0);
+	KUNIT_EXPECT_EQ(test, rdmacg_mem_charge(cg[1], dev, 3), -EAGAIN);
 	p = rdmacg_pool_lookup(dev, cg[0]);
 	c = rdmacg_pool_lookup(dev, cg[1]);
 	KUNIT_EXPECT_EQ(test, page_counter_read(&p->mem.pc), 8);
@@ -687,7 +684,7 @@ static void rdmacg_test_mem_charge(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&p->mem.ev.alloc_fail), 1);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&c->mem.ev.max), 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&p->res[OBJECT].ev.max), 0);
-	rdmacg_uncharge_mem(stored, dev, 8);
+	rdmacg_uncharge_mem(cg[1], dev, 8);
 	KUNIT_EXPECT_EQ(test, page_counter_read(&p->mem.pc), 0);
 	KUNIT_EXPECT_EQ(test, page_counter_read(&c->mem.pc), 0);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(p->mem.pc.watermark), 8);
@@ -839,12 +836,11 @@ static void rdmacg_test_peak_mem(struct kunit *test)
 {
 	struct rdmacg_device *dev = rdmacg_test_dev(test, TEST_DEV_NAME, 0);
 	struct cgroup_of_peak m = {}, h = {};
-	struct rdma_cgroup *cg, *stored;
 	struct rdmacg_pool *pool;
+	struct rdma_cgroup *cg;
 
 	rdmacg_test_chain(test, &cg, 1);
-	stored = cg;
-	KUNIT_ASSERT_EQ(test, rdmacg_try_charge_mem(&stored, dev, 5), 0);
+	KUNIT_ASSERT_EQ(test, rdmacg_mem_charge(cg, dev, 5), 0);
 	rdmacg_test_charge_n(test, cg, dev, 3);
 	pool = rdmacg_pool_lookup(dev, cg);
 	atomic_long_sub(4, &pool->mem.pc.usage);
@@ -858,7 +854,7 @@ static void rdmacg_test_peak_mem(struct kunit *test)
 	mutex_unlock(&rdmacg_mutex);
 	rdmacg_peak_forget(cg, &m);
 	rdmacg_peak_forget(cg, &h);
-	rdmacg_uncharge_mem(stored, dev, 1);
+	rdmacg_uncharge_mem(cg, dev, 1);
 	rdmacg_test_charge_n(test, cg, dev, -3);
 }
 
