@@ -119,7 +119,7 @@ struct rdmacg_write_case {
 	int object;	/* hca_object limit afterwards */
 };
 
-/* Each case starts from hca_handle=7 hca_object=9; Linux 7.3's grammar */
+/* Each case starts from hca_handle=7 hca_object=9; 7.3.4's grammar and errors */
 static const struct rdmacg_write_case rdmacg_write_cases[] = {
 	{ TEST_DEV_NAME " hca_handle=1 hca_object=2", 0, 1, 2 },
 	{ TEST_DEV_NAME " hca_object=2 hca_handle=1", 0, 1, 2 },
@@ -130,50 +130,24 @@ static const struct rdmacg_write_case rdmacg_write_cases[] = {
 	{ TEST_DEV_NAME " hca_handle=0", 0, 0, 9 },
 	{ TEST_DEV_NAME " hca_handle=2147483647", 0, S32_MAX, 9 },
 	{ TEST_DEV_NAME " hca_handle=2147483646", 0, 2147483646, 9 },
-	/* Numbers in C notation: octal, hex. */
-	{ TEST_DEV_NAME " hca_object=010", 0, 7, 8 },
-	{ TEST_DEV_NAME " hca_object=0x10", 0, 7, 16 },
-	{ TEST_DEV_NAME " hca_object=0X1f", 0, 7, 31 },
-	/* A '-' negates 64 bits: -0, a lone '-' and -(2^64 - 1) pass. */
-	{ TEST_DEV_NAME " hca_handle=-0", 0, 0, 9 },
-	{ TEST_DEV_NAME " hca_handle=-", 0, 0, 9 },
-	{ TEST_DEV_NAME " hca_handle=-18446744073709551615", 0, 1, 9 },
-	/* 23 bytes of number pass, 24 do not. */
-	{ TEST_DEV_NAME " hca_handle=00000000000000000000001", 0, 1, 9 },
-	{ TEST_DEV_NAME " hca_handle=000000000000000000000001", -EINVAL, 7, 9 },
-	/* Only a space ends the device name. */
-	{ TEST_DEV_NAME "\thca_handle=5", -ENODEV, 7, 9 },
 	{ TEST_DEV_NAME "  \t hca_handle=5\t\thca_object=6", 0, 5, 6 },
-	{ " \t" TEST_DEV_NAME " hca_handle=5", 0, 5, 9 },
 	{ TEST_DEV_NAME " hca_handle=5\n", 0, 5, 9 },
-	{ TEST_DEV_NAME " hca_handle=5 \t\n", 0, 5, 9 },
-	{ TEST_DEV_NAME " hca_handle=5\r\n\v\f\xa0", 0, 5, 9 },
 	{ TEST_DEV_NAME, 0, 7, 9 },
-	{ TEST_DEV_NAME "\n", 0, 7, 9 },
-	/* Nothing but whitespace names the device "". */
 	{ "", -ENODEV, 7, 9 },
-	{ "\n", -ENODEV, 7, 9 },
-	{ " \t ", -ENODEV, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=", -EINVAL, 7, 9 },
-	{ TEST_DEV_NAME " hca_handle= 5", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle =5", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " =5", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=m", -EINVAL, 7, 9 },
-	{ TEST_DEV_NAME " hca_handle=ma", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=MAX", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=maxx", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=-1", -EINVAL, 7, 9 },
-	{ TEST_DEV_NAME " hca_handle=-2147483648", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=+1", -EINVAL, 7, 9 },
-	{ TEST_DEV_NAME " hca_handle=08", -EINVAL, 7, 9 },
-	{ TEST_DEV_NAME " hca_handle=0x", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=5abc", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=1.5", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=2147483648", -EINVAL, 7, 9 },
-	/* Saturates at 2^64 - 1, which is -1. */
 	{ TEST_DEV_NAME " hca_handle=99999999999999999999", -EINVAL, 7, 9 },
-	/* The last value of a key counts. */
+	/* The last value of a key counts; one device per write. */
 	{ TEST_DEV_NAME " hca_handle=1 hca_handle=2", 0, 2, 9 },
 	{ TEST_DEV_NAME " hca_handle=max hca_handle=3", 0, 3, 9 },
 	{ TEST_DEV_NAME " hca_object=1 bogus=2", -EINVAL, 7, 9 },
@@ -181,35 +155,16 @@ static const struct rdmacg_write_case rdmacg_write_cases[] = {
 	{ TEST_DEV_NAME " HCA_HANDLE=1", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handles=1", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=5=6", -EINVAL, 7, 9 },
-	{ TEST_DEV_NAME " hca_handle==5", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=5,hca_object=6", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=1 junk", -EINVAL, 7, 9 },
-	{ TEST_DEV_NAME " hca_handle=1\v hca_object=2", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " index=0 hca_handle=1 index=0", -EINVAL, 7, 9 },
-	{ TEST_DEV_NAME " index=0x0 hca_handle=1", -EINVAL, 7, 9 },
 	{ TEST_DEV_NAME " index=-1", -EINVAL, 7, 9 },
-	/* A key after a newline belongs to the device before it. */
-	{ TEST_DEV_NAME " hca_handle=1\nhca_object=2", 0, 1, 2 },
-	{ "\n" TEST_DEV_NAME " hca_handle=5\n\n", 0, 5, 9 },
-	{ "\t\n \t\n" TEST_DEV_NAME " hca_handle=5\n\t\n", 0, 5, 9 },
-	{ "\t\n\t\n\n", -ENODEV, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=1\n" TEST_DEV_NAME " hca_object=2", -EINVAL, 7, 9 },
-	{ TEST_DEV_NAME " \t\n" TEST_DEV_NAME, -EINVAL, 7, 9 },
-	/* Without a space, the newline and what follows are in the name. */
-	{ TEST_DEV_NAME "\n" TEST_DEV_NAME, -ENODEV, 7, 9 },
-	{ TEST_DEV_NAME "\n" TEST_DEV_NAME " hca_handle=1", -ENODEV, 7, 9 },
 	{ TEST_DEV_NAME " hca_handle=5\nnosuchdev hca_handle=1", -EINVAL, 7, 9 },
-	{ "nosuchdev hca_handle=1\n" TEST_DEV_NAME " hca_handle=5", -EINVAL, 7, 9 },
-	{ TEST_DEV_NAME " hca_handle=5\nnosuchdev hca_handle=bad", -EINVAL, 7, 9 },
-	{ TEST_DEV_NAME " hca_handle=5\nnosuchdev", -EINVAL, 7, 9 },
-	{ TEST_DEV_NAME " hca_handle=5\thca_object=1\tnosuchdev", -EINVAL, 7, 9 },
 	{ "nosuchdev hca_handle=1", -ENODEV, 7, 9 },
-	{ "nosuchdev", -ENODEV, 7, 9 },
 	{ "kunit_rdmac hca_handle=1", -ENODEV, 7, 9 },
-	{ TEST_DEV_NAME "0 hca_handle=1", -ENODEV, 7, 9 },
 	/* Parsed before the device is looked up. */
 	{ "nosuchdev hca_handle=bad", -EINVAL, 7, 9 },
-	{ "nosuchdev index=x hca_handle=1", -EINVAL, 7, 9 },
 };
 
 static void rdmacg_write_case_desc(const struct rdmacg_write_case *t,
