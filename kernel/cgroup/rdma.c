@@ -309,7 +309,6 @@ static struct rdmacg_pool *rdmacg_charge_pools(struct rdmacg_pool *pool,
 	return NULL;
 }
 
-
 static struct rdmacg_events *rdmacg_events(struct rdmacg_pool *pool, int type)
 {
 	return type == RDMACG_MEM ? &pool->mem.ev : &pool->res[type].ev;
@@ -907,14 +906,15 @@ static long rdmacg_peak_seen(struct rdmacg_pool *pool, int i,
 
 	if (!pool)
 		return 0;
-	peak = i == RDMACG_MEM ? READ_ONCE(pool->mem.pc.watermark) :
-				 atomic_read(&pool->res[i].peak);
-	if (file) {
+	if (!file) {
+		peak = i == RDMACG_MEM ? READ_ONCE(pool->mem.pc.watermark) :
+					 atomic_read(&pool->res[i].peak);
+	} else {
 		peak = rdmacg_local_peak(pool, i);
 		/*
 		 * The mark after the local peak: a reset raises the marks, then
-		 * restarts the local peak (atomic_xchg(), a full barrier), so
-		 * that this never shows less than before another file's reset.
+		 * restarts the local peak with an xchg, a full barrier, so that
+		 * this never shows less than before another file's reset.
 		 */
 		smp_rmb();
 		m = xa_load(&file->marks, pool->index);
