@@ -111,15 +111,26 @@ MUTATIONS = [
      "\trdmacg_count_refusal(pool, pool,\n",
      "counting a refused pin at the level whose page_counter refused it",
      ["rdmacg_test_mem_charge"]),
-    ("reset-loss", RDMA_C,
-     "\trdmacg_marks_raise_locked(cg, pool, i, mine,\n"
-     "\t\t\t\t  rdmacg_local_peak(pool, i));\n"
-     "\trdmacg_marks_raise_locked(cg, pool, i, mine,\n"
-     "\t\t\t\t  rdmacg_local_restart(pool, i));\n",
-     "\trdmacg_local_restart(pool, i);\n",
-     "raising the other files' marks to the local peak a reset ends: "
-     "memory.peak's rule, which loses a mark reached between two resets",
+    ("peer-raise", RDMA_C,
+     "\t\tif (file == mine || m->peak[i] < usage)\n",
+     "\t\tif (file == mine)\n",
+     "raising the other written files' values to the usage at a write, "
+     "as memory.peak does",
      ["rdmacg_test_peak_reset"]),
+    ("serial", RDMA_C,
+     "\t\tpool->serial = ++p->pool_serial;\n",
+     "\t\tpool->serial = dev->index;\n",
+     "a key that no later pool of the cgroup has: a device that comes back "
+     "shows the values of the pool before",
+     ["rdmacg_test_peak_unregister"]),
+    ("stall", RDMA_C,
+     "\t\tpool->serial = ++p->pool_serial;\n",
+     "\t\tmutex_lock(&p->peak_lock);\n"
+     "\t\tpool->serial = ++p->pool_serial;\n"
+     "\t\tmutex_unlock(&p->peak_lock);\n",
+     "making a pool without the cgroup's peak_lock: a first charge, with "
+     "rdmacg_mutex held, waits for a peak file's write",
+     ["rdmacg_test_peak_no_stall"]),
 ]
 
 

@@ -10,8 +10,6 @@
 #include <linux/mutex.h>
 #include <linux/xarray.h>
 
-struct rdmacg_pool;
-
 enum rdmacg_resource_type {
 	RDMACG_RESOURCE_HCA_HANDLE,
 	RDMACG_RESOURCE_HCA_OBJECT,
@@ -24,13 +22,14 @@ struct rdma_cgroup {
 	struct cgroup_subsys_state	css;
 
 	/*
-	 * The cgroup's pools, linked by cg_next, and the open files of
-	 * rdma.peak and rdma.mr_mem.peak that reset: peak_lock, which
-	 * rdmacg_mutex nests outside of.
+	 * The open files of rdma.peak [0] and rdma.mr_mem.peak [1] that
+	 * were written, and their values: under peak_lock, which is never
+	 * taken with rdmacg_mutex held.
 	 */
 	struct mutex			peak_lock;
-	struct rdmacg_pool		*pools;
-	struct list_head		peak_files;
+	struct list_head		peak_files[2];
+	/* The serial of the cgroup's last pool made; rdmacg_mutex */
+	u32				pool_serial;
 
 	/* rdma.events and rdma.events.local, for cgroup_file_notify() */
 	struct cgroup_file		events_file;

@@ -23,6 +23,7 @@
 #include <linux/page_counter.h>
 #include <linux/parser.h>
 #include <linux/rcupdate.h>
+#include <linux/rwsem.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/stringhash.h>
@@ -41,6 +42,12 @@
  */
 static DEFINE_MUTEX(rdmacg_mutex);
 static LIST_HEAD(rdmacg_devices);
+/*
+ * Read-held by a peak file's write while it works on pools that it found
+ * under rdmacg_mutex; a device's unregistration takes it once before it
+ * frees the pools.
+ */
+static DECLARE_RWSEM(rdmacg_peak_rwsem);
 
 enum rdmacg_file_type {
 	RDMACG_FILE_MAX,
@@ -96,29 +103,28 @@ struct rdmacg_pool {
 	/* The same device's pool in the parent cgroup; NULL below the root */
 	struct rdmacg_pool	*parent;
 	struct rdma_cgroup	*cg;
-	/* The next pool of @cg, under cg->peak_lock */
-	struct rdmacg_pool	*cg_next;
-	/* The device's index: the key of the files' marks of this pool */
-	u32			index;
+	/* Its key in the values of @cg's peak files, never reused in @cg */
+	u32			serial;
 	struct rdmacg_resource	res[RDMACG_RESOURCE_MAX];
 	struct rdmacg_mem	mem;
 };
 
 /*
- * The peaks that an open file of rdma.peak or rdma.mr_mem.peak shows
- * once written, in the memory.peak model: per pool and resource, the
- * larger of the file's mark and the pool's local peak.  A reset through
- * one file restarts the local peaks of its resources from the usage and
- * raises the other files' marks to the local peaks it ends, so that
- * none of them forgets a peak reached before it.
+ * An open file of rdma.peak or rdma.mr_mem.peak that was written, with
+ * memory.peak's rule per pool and resource: a write sets the file's value
+ * to the usage, raises the other written files' values to it and restarts
+ * the local peak from it; a written file shows the larger of its value
+ * and the local peak.
  *
- * The marks are stored and erased under the cgroup's peak_lock, and
- * erased only under rdmacg_mutex too, which the file's reader holds;
- * the reader takes no peak_lock.
+ * The values are inserted and changed under the cgroup's peak_lock, and
+ * erased and freed only by the file's own write or release, which kernfs
+ * never runs beside its read (of->mutex).  A pool's serial is not reused
+ * in its cgroup: the values of a pool that is gone are never read, and
+ * the file's next write drops them.
  */
 struct rdmacg_peak_file {
-	struct list_head	node;		/* cg->peak_files */
-	struct xarray		marks;		/* by device index */
+	struct list_head	node;		/* cg->peak_files[] */
+	struct xarray		marks;		/* by pool serial */
 };
 
 struct rdmacg_peak_mark {
@@ -174,26 +180,6 @@ static struct rdmacg_pool *rdmacg_pool_alloc(struct rdma_cgroup *cg)
 	return pool;
 }
 
-/*
- * Take @pool off its cgroup's list, and the files' marks of it, before it
- * is freed.  Context: rdmacg_mutex held.
- */
-static void rdmacg_pool_unlink(struct rdmacg_pool *pool)
-{
-	struct rdma_cgroup *cg = pool->cg;
-	struct rdmacg_peak_file *file;
-	struct rdmacg_pool **pp;
-
-	lockdep_assert_held(&rdmacg_mutex);
-	mutex_lock(&cg->peak_lock);
-	for (pp = &cg->pools; *pp != pool; pp = &(*pp)->cg_next)
-		;
-	*pp = pool->cg_next;
-	list_for_each_entry(file, &cg->peak_files, node)
-		kfree(xa_erase(&file->marks, pool->index));
-	mutex_unlock(&cg->peak_lock);
-}
-
 /**
  * rdmacg_pool_get_locked - find or make the pool of a cgroup for a device
  * @cg: a cgroup other than the root
@@ -224,7 +210,7 @@ static struct rdmacg_pool *rdmacg_pool_get_locked(struct rdma_cgroup *cg,
 		pool = rdmacg_pool_alloc(p);
 		if (!pool)
 			goto free;
-		pool->index = dev->index;
+		pool->serial = ++p->pool_serial;
 		pool->parent = top;
 		top = pool;
 	}
@@ -233,13 +219,7 @@ static struct rdmacg_pool *rdmacg_pool_get_locked(struct rdma_cgroup *cg,
 		pool->parent = upper;
 		page_counter_init(&pool->mem.pc, upper ? &upper->mem.pc : NULL,
 				  false);
-		/* Listed first: a reset sees every pool that a charge finds */
-		mutex_lock(&pool->cg->peak_lock);
-		pool->cg_next = pool->cg->pools;
-		pool->cg->pools = pool;
-		mutex_unlock(&pool->cg->peak_lock);
 		if (xa_insert(&dev->pools, pool->cg->css.id, pool, GFP_KERNEL)) {
-			rdmacg_pool_unlink(pool);
 			pool->parent = below;
 			top = pool;
 			goto free;
@@ -529,9 +509,10 @@ void rdmacg_unregister_device(struct rdmacg_device *dev)
 
 	mutex_lock(&rdmacg_mutex);
 	list_del_init(&dev->dev_node);
-	xa_for_each(&dev->pools, id, pool)
-		rdmacg_pool_unlink(pool);
 	mutex_unlock(&rdmacg_mutex);
+	/* A peak file's write that found a pool of @dev works on it until done */
+	down_write(&rdmacg_peak_rwsem);
+	up_write(&rdmacg_peak_rwsem);
 	/*
 	 * Off the list, the pools are found by no limit write, reader or
 	 * css_free.  Their charges are gone, but an uncharge may still be
@@ -743,16 +724,6 @@ static long rdmacg_held(struct rdmacg_pool *pool, int i)
 	return min(rdmacg_usage(pool, i), limit);
 }
 
-/* Restart a local peak from the usage held; the local peak it ends */
-static long rdmacg_local_restart(struct rdmacg_pool *pool, int i)
-{
-	long usage = rdmacg_held(pool, i);
-
-	return i == RDMACG_MEM ?
-	       xchg(&pool->mem.pc.local_watermark, usage) :
-	       atomic_xchg(&pool->res[i].local_peak, usage);
-}
-
 static struct rdmacg_peak_file *rdmacg_peak_file(struct cgroup_of_peak *ofp)
 {
 	return (struct rdmacg_peak_file *)ofp->value;
@@ -761,29 +732,59 @@ static struct rdmacg_peak_file *rdmacg_peak_file(struct cgroup_of_peak *ofp)
 static void rdmacg_peak_file_free(struct rdmacg_peak_file *file)
 {
 	struct rdmacg_peak_mark *m;
-	unsigned long index;
+	unsigned long serial;
 
-	xa_for_each(&file->marks, index, m)
+	xa_for_each(&file->marks, serial, m)
 		kfree(m);
 	xa_destroy(&file->marks);
 	kfree(file);
 }
 
-/* Give every file that reset a mark of every pool; 0 or -ENOMEM */
-static int rdmacg_marks_fill_locked(struct rdma_cgroup *cg)
+/*
+ * The pools of @cg, in an array for the caller to free, and their number
+ * in *@n; or ERR_PTR(-ENOMEM).  rdmacg_mutex is held only to find them.
+ * Context: rdmacg_peak_rwsem held, which keeps them.
+ */
+static struct rdmacg_pool **rdmacg_pools_of(struct rdma_cgroup *cg, int *n)
+{
+	struct rdmacg_pool **pools = NULL, *pool;
+	struct rdmacg_device *dev;
+	int size = 0;
+
+	for (;;) {
+		*n = 0;
+		mutex_lock(&rdmacg_mutex);
+		list_for_each_entry(dev, &rdmacg_devices, dev_node) {
+			pool = rdmacg_pool_lookup(dev, cg);
+			if (pool && *n < size)
+				pools[*n] = pool;
+			*n += !!pool;
+		}
+		mutex_unlock(&rdmacg_mutex);
+		if (*n <= size)
+			return pools;
+		kfree(pools);
+		size = *n;
+		pools = kmalloc_objs(*pools, size, GFP_KERNEL);
+		if (!pools)
+			return ERR_PTR(-ENOMEM);
+	}
+}
+
+/* Give each of @files a value of each of @pools; 0 or -ENOMEM */
+static int rdmacg_marks_fill(struct list_head *files, struct rdmacg_pool **pools,
+			     int n)
 {
 	struct rdmacg_peak_file *file;
 	struct rdmacg_peak_mark *m;
-	struct rdmacg_pool *pool;
+	int k;
 
-	lockdep_assert_held(&cg->peak_lock);
-
-	for (pool = cg->pools; pool; pool = pool->cg_next) {
-		list_for_each_entry(file, &cg->peak_files, node) {
-			if (xa_load(&file->marks, pool->index))
+	list_for_each_entry(file, files, node) {
+		for (k = 0; k < n; k++) {
+			if (xa_load(&file->marks, pools[k]->serial))
 				continue;
 			m = kzalloc_obj(*m, GFP_KERNEL_ACCOUNT);
-			if (!m || xa_insert(&file->marks, pool->index, m,
+			if (!m || xa_insert(&file->marks, pools[k]->serial, m,
 					    GFP_KERNEL_ACCOUNT)) {
 				kfree(m);
 				return -ENOMEM;
@@ -793,73 +794,85 @@ static int rdmacg_marks_fill_locked(struct rdma_cgroup *cg)
 	return 0;
 }
 
-/* Raise to @val the marks that files other than @mine have of @pool */
-static void rdmacg_marks_raise_locked(struct rdma_cgroup *cg,
-				      struct rdmacg_pool *pool, int i,
-				      struct rdmacg_peak_file *mine, long val)
+/* Drop @file's values of pools that are gone: of none of @pools */
+static void rdmacg_marks_prune(struct rdmacg_peak_file *file,
+			       struct rdmacg_pool **pools, int n)
 {
+	struct rdmacg_peak_mark *m;
+	unsigned long serial;
+	int k;
+
+	for (k = 0; k < n; k++)
+		xa_set_mark(&file->marks, pools[k]->serial, XA_MARK_0);
+	xa_for_each(&file->marks, serial, m) {
+		if (xa_get_mark(&file->marks, serial, XA_MARK_0))
+			xa_clear_mark(&file->marks, serial, XA_MARK_0);
+		else
+			kfree(xa_erase(&file->marks, serial));
+	}
+}
+
+/* memory.peak's write, for resource @i of @pool */
+static void rdmacg_res_reset(struct list_head *files, struct rdmacg_pool *pool,
+			     int i, struct rdmacg_peak_file *mine)
+{
+	long usage = rdmacg_held(pool, i);
 	struct rdmacg_peak_file *file;
 	struct rdmacg_peak_mark *m;
 
-	list_for_each_entry(file, &cg->peak_files, node) {
-		m = xa_load(&file->marks, pool->index);
-		if (file != mine && m->peak[i] < val)
-			WRITE_ONCE(m->peak[i], val);
+	if (i == RDMACG_MEM)
+		WRITE_ONCE(pool->mem.pc.local_watermark, usage);
+	else
+		atomic_set(&pool->res[i].local_peak, usage);
+	list_for_each_entry(file, files, node) {
+		m = xa_load(&file->marks, pool->serial);
+		if (file == mine || m->peak[i] < usage)
+			WRITE_ONCE(m->peak[i], usage);
 	}
 }
 
 /*
- * Restart a local peak for @mine.  The other files' marks are raised
- * before and after, so that what they show does not go down meanwhile.
- */
-static void rdmacg_res_reset_locked(struct rdma_cgroup *cg,
-				    struct rdmacg_pool *pool, int i,
-				    struct rdmacg_peak_file *mine)
-{
-	struct rdmacg_peak_mark *m = xa_load(&mine->marks, pool->index);
-
-	rdmacg_marks_raise_locked(cg, pool, i, mine,
-				  rdmacg_local_peak(pool, i));
-	rdmacg_marks_raise_locked(cg, pool, i, mine,
-				  rdmacg_local_restart(pool, i));
-	WRITE_ONCE(m->peak[i], 0);
-}
-
-/*
- * A write of rdma.peak (resources [@first, @last)) or of rdma.mr_mem.peak:
- * from now on, the file shows the peaks since now.  Costs the cgroup's
- * pools times its files that reset, under its own peak_lock only; a
- * charge in flight may raise a restarted peak to the usage it reached
- * just before.  A failed first reset changes nothing.
+ * A write of rdma.peak or, with @mem, of rdma.mr_mem.peak.  It costs the
+ * cgroup's pools times its written files of the kind, as memory.peak's
+ * costs its written files, under the cgroup's peak_lock; rdmacg_mutex is
+ * held only to find the pools.  A failed write changes no value.
  */
 static int rdmacg_peak_reset(struct rdma_cgroup *cg, struct cgroup_of_peak *ofp,
-			     int first, int last)
+			     bool mem)
 {
 	struct rdmacg_peak_file *mine = rdmacg_peak_file(ofp);
-	struct rdmacg_pool *pool;
-	int ret = -ENOMEM, i;
+	struct list_head *files = &cg->peak_files[mem];
+	int first = mem ? RDMACG_MEM : 0;
+	int last = mem ? RDMACG_MEM + 1 : RDMACG_RESOURCE_MAX;
+	struct rdmacg_pool **pools;
+	int ret = -ENOMEM, n, k, i;
 
 	mutex_lock(&cg->peak_lock);
 	if (!mine) {
 		mine = kzalloc_obj(*mine, GFP_KERNEL_ACCOUNT);
 		if (!mine)
-			goto out;
+			goto unlock;
 		xa_init(&mine->marks);
-		list_add(&mine->node, &cg->peak_files);
+		list_add(&mine->node, files);
 	}
-	ret = rdmacg_marks_fill_locked(cg);
-	if (ret) {
-		if (!ofp->value) {
-			list_del(&mine->node);
-			rdmacg_peak_file_free(mine);
-		}
-		goto out;
+	down_read(&rdmacg_peak_rwsem);
+	pools = rdmacg_pools_of(cg, &n);
+	ret = PTR_ERR_OR_ZERO(pools) ?: rdmacg_marks_fill(files, pools, n);
+	if (!ret) {
+		for (k = 0; k < n; k++)
+			for (i = first; i < last; i++)
+				rdmacg_res_reset(files, pools[k], i, mine);
+		rdmacg_marks_prune(mine, pools, n);
+		ofp->value = (unsigned long)mine;
 	}
-	ofp->value = (unsigned long)mine;
-	for (pool = cg->pools; pool; pool = pool->cg_next)
-		for (i = first; i < last; i++)
-			rdmacg_res_reset_locked(cg, pool, i, mine);
-out:
+	up_read(&rdmacg_peak_rwsem);
+	if (!IS_ERR(pools))
+		kfree(pools);
+	if (ret && !ofp->value) {
+		list_del(&mine->node);
+		rdmacg_peak_file_free(mine);
+	}
+unlock:
 	mutex_unlock(&cg->peak_lock);
 	return ret;
 }
@@ -867,11 +880,8 @@ out:
 static ssize_t rdmacg_peak_write(struct kernfs_open_file *of, char *buf,
 				 size_t nbytes, loff_t off)
 {
-	bool mem = of_cft(of)->private == RDMACG_FILE_MEM_PEAK;
-
 	return rdmacg_peak_reset(css_rdmacg(of_css(of)), of_peak(of),
-				 mem ? RDMACG_MEM : 0,
-				 mem ? RDMACG_MEM + 1 : RDMACG_RESOURCE_MAX) ?: nbytes;
+				 of_cft(of)->private == RDMACG_FILE_MEM_PEAK) ?: nbytes;
 }
 
 /* The release of a file of rdma.peak or rdma.mr_mem.peak: its marks go */
@@ -895,8 +905,9 @@ static void rdmacg_peak_release(struct kernfs_open_file *of)
 }
 
 /*
- * The peak a file shows: since the cgroup's birth, or since its reset.
- * Context: rdmacg_mutex held, which keeps the marks.
+ * The peak a file shows: since the pool was made, or as memory.peak's
+ * once the file was written.  Context: rdmacg_mutex held, which keeps the
+ * pool.
  */
 static long rdmacg_peak_seen(struct rdmacg_pool *pool, int i,
 			     struct rdmacg_peak_file *file)
@@ -910,15 +921,9 @@ static long rdmacg_peak_seen(struct rdmacg_pool *pool, int i,
 		peak = i == RDMACG_MEM ? READ_ONCE(pool->mem.pc.watermark) :
 					 atomic_read(&pool->res[i].peak);
 	} else {
-		peak = rdmacg_local_peak(pool, i);
-		/*
-		 * The mark after the local peak: a reset raises the marks, then
-		 * restarts the local peak with an xchg, a full barrier, so that
-		 * this never shows less than before another file's reset.
-		 */
-		smp_rmb();
-		m = xa_load(&file->marks, pool->index);
-		peak = max(peak, m ? READ_ONCE(m->peak[i]) : 0L);
+		m = xa_load(&file->marks, pool->serial);
+		peak = max(rdmacg_local_peak(pool, i),
+			   m ? READ_ONCE(m->peak[i]) : 0L);
 	}
 	/* A charge raises the usage before the peak: never show less */
 	return max(peak, rdmacg_held(pool, i));
@@ -1148,7 +1153,8 @@ rdmacg_css_alloc(struct cgroup_subsys_state *parent)
 	if (!cg)
 		return ERR_PTR(-ENOMEM);
 	mutex_init(&cg->peak_lock);
-	INIT_LIST_HEAD(&cg->peak_files);
+	INIT_LIST_HEAD(&cg->peak_files[0]);
+	INIT_LIST_HEAD(&cg->peak_files[1]);
 	return &cg->css;
 }
 

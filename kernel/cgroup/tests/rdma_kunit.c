@@ -681,10 +681,12 @@ static void rdmacg_test_charge_n(struct kunit *test, struct rdma_cgroup *cg,
 }
 
 /*
- * Two files reset at different times: each shows the peak since its own
- * reset (the first one keeps the mark reached between the two resets,
- * which memory.peak loses), a file never written shows the peak since
- * the cgroup's birth, and the parent's peak does not move.
+ * memory.peak's rule, replayed: a written file shows the peak since its
+ * write, from the usage then; another file's write raises its value to
+ * the usage at that write and restarts the local peak, so that the file
+ * loses a higher peak reached between the two writes, as memory.peak's
+ * does.  A file never written shows the peak since the pool was made;
+ * the parent's does not move.
  */
 static void rdmacg_test_peak_reset(struct kunit *test)
 {
@@ -695,26 +697,26 @@ static void rdmacg_test_peak_reset(struct kunit *test)
 	rdmacg_test_chain(test, cg, 2);
 	rdmacg_test_charge_n(test, cg[1], dev, 5);
 	rdmacg_test_charge_n(test, cg[1], dev, -4);
-	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg[1], &a, 0, RDMACG_RESOURCE_MAX), 0);
+	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg[1], &a, false), 0);
 	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg[1], dev, &a), 1);
 	rdmacg_test_charge_n(test, cg[1], dev, 3);
 	rdmacg_test_charge_n(test, cg[1], dev, -3);
 	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg[1], dev, &a), 4);
-	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg[1], &b, 0, RDMACG_RESOURCE_MAX), 0);
-	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg[1], dev, &a), 4);
+	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg[1], &b, false), 0);
+	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg[1], dev, &a), 1);
 	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg[1], dev, &b), 1);
-	rdmacg_test_charge_n(test, cg[1], dev, 1);
-	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg[1], dev, &a), 4);
-	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg[1], dev, &b), 2);
+	rdmacg_test_charge_n(test, cg[1], dev, 2);
+	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg[1], &b, false), 0);
+	rdmacg_test_charge_n(test, cg[1], dev, -2);
+	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg[1], &b, false), 0);
+	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg[1], dev, &a), 3);
+	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg[1], dev, &b), 1);
 	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg[1], dev, NULL), 5);
-	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg[1], &a, 0, RDMACG_RESOURCE_MAX), 0);
-	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg[1], dev, &a), 2);
-	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg[1], dev, &b), 2);
 	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg[0], dev, NULL), 5);
 	rdmacg_peak_forget(cg[1], &a);
 	rdmacg_peak_forget(cg[1], &b);
-	KUNIT_EXPECT_TRUE(test, list_empty(&cg[1]->peak_files));
-	rdmacg_test_charge_n(test, cg[1], dev, -2);
+	KUNIT_EXPECT_TRUE(test, list_empty(&cg[1]->peak_files[0]));
+	rdmacg_test_charge_n(test, cg[1], dev, -1);
 }
 
 /*
@@ -734,11 +736,11 @@ static void rdmacg_test_peak_reset_in_flight(struct kunit *test)
 	rdmacg_test_charge_n(test, cg, dev, 2);
 	r = rdmacg_test_res(test, cg, dev, OBJECT);
 	atomic_inc(&r->usage);
-	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg, &a, 0, RDMACG_RESOURCE_MAX), 0);
+	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg, &a, false), 0);
 	atomic_dec(&r->usage);
 	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg, dev, &a), 2);
 	rdmacg_test_charge_n(test, cg, dev, -1);
-	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg, &a, 0, RDMACG_RESOURCE_MAX), 0);
+	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg, &a, false), 0);
 	atomic_inc(&r->usage);
 	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg, dev, &a), 2);
 	atomic_dec(&r->usage);
@@ -746,37 +748,44 @@ static void rdmacg_test_peak_reset_in_flight(struct kunit *test)
 	rdmacg_test_charge_n(test, cg, dev, -1);
 }
 
+static int rdmacg_test_marks(struct cgroup_of_peak *ofp)
+{
+	struct rdmacg_peak_mark *m;
+	unsigned long serial;
+	int n = 0;
+
+	xa_for_each(&rdmacg_peak_file(ofp)->marks, serial, m)
+		n++;
+	return n;
+}
+
 /*
- * A file that reset has marks of the pools of two devices; one device
- * goes, with its pool and marks, and comes back with no stale mark; the
- * other's mark stays until release.
+ * Two written files have values of the pools of two devices.  One device
+ * goes and comes back, with the same index: its new pool shows none of
+ * the old pool's values, and a file's next write drops them.
  */
 static void rdmacg_test_peak_unregister(struct kunit *test)
 {
 	struct rdmacg_device *d1 = rdmacg_test_dev(test, TEST_DEV_NAME, 0);
 	struct rdmacg_device *d2 = rdmacg_test_dev(test, "kunit_rdmacg2", 1);
 	struct cgroup_of_peak a = {}, b = {};
-	struct rdmacg_peak_mark *m;
-	unsigned long index;
-	int marks = 0;
 	struct rdma_cgroup *cg;
 
 	rdmacg_test_chain(test, &cg, 1);
 	rdmacg_test_charge_n(test, cg, d1, 2);
 	rdmacg_test_charge_n(test, cg, d2, 3);
-	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg, &a, 0, RDMACG_RESOURCE_MAX), 0);
-	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg, &b, 0, RDMACG_RESOURCE_MAX), 0);
-	KUNIT_EXPECT_NOT_NULL(test, xa_load(&rdmacg_peak_file(&a)->marks, 1));
+	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg, &a, false), 0);
+	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg, &b, false), 0);
+	KUNIT_EXPECT_EQ(test, rdmacg_test_marks(&a), 2);
 	rdmacg_test_charge_n(test, cg, d2, -3);
 	rdmacg_unregister_device(d2);
-	xa_for_each(&rdmacg_peak_file(&a)->marks, index, m)
-		marks++;
-	KUNIT_EXPECT_EQ(test, marks, 1);
-	KUNIT_EXPECT_NULL(test, xa_load(&rdmacg_peak_file(&a)->marks, 1));
-	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg, d1, &a), 2);
 	rdmacg_register_device(d2);
 	rdmacg_test_charge_n(test, cg, d2, 1);
 	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg, d2, &a), 1);
+	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg, d1, &a), 2);
+	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg, &a, false), 0);
+	KUNIT_EXPECT_EQ(test, rdmacg_test_marks(&a), 2);
+	KUNIT_EXPECT_EQ(test, rdmacg_test_marks(&b), 3);
 	rdmacg_test_charge_n(test, cg, d2, -1);
 	rdmacg_peak_forget(cg, &a);
 	rdmacg_peak_forget(cg, &b);
@@ -799,8 +808,8 @@ static void rdmacg_test_peak_mem(struct kunit *test)
 	rdmacg_test_charge_n(test, cg, dev, 3);
 	pool = rdmacg_pool_lookup(dev, cg);
 	atomic_long_sub(4, &pool->mem.pc.usage);
-	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg, &m, RDMACG_MEM, RDMACG_MEM + 1), 0);
-	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg, &h, 0, RDMACG_RESOURCE_MAX), 0);
+	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg, &m, true), 0);
+	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg, &h, false), 0);
 	mutex_lock(&rdmacg_mutex);
 	KUNIT_EXPECT_EQ(test, rdmacg_peak_seen(pool, RDMACG_MEM, rdmacg_peak_file(&m)), 1);
 	KUNIT_EXPECT_EQ(test, rdmacg_peak_seen(pool, RDMACG_MEM, NULL), 5);
@@ -811,6 +820,51 @@ static void rdmacg_test_peak_mem(struct kunit *test)
 	rdmacg_peak_forget(cg, &h);
 	rdmacg_uncharge_mem(cg, dev, 1);
 	rdmacg_test_charge_n(test, cg, dev, -3);
+}
+
+struct rdmacg_test_stall {
+	struct rdma_cgroup	*cg;
+	struct rdmacg_device	*dev;
+	int			ret;
+	struct completion	done;
+};
+
+static int rdmacg_test_first_charge(void *arg)
+{
+	struct rdmacg_test_stall *s = arg;
+
+	s->ret = rdmacg_charge(s->cg, s->dev, OBJECT) ?:
+		 rdmacg_test_write(s->cg, TEST_DEV_NAME " hca_object=9");
+	complete(&s->done);
+	return 0;
+}
+
+/*
+ * While a write of a peak file works (its cgroup's peak_lock and
+ * rdmacg_peak_rwsem held), a first charge in the cgroup, which makes its
+ * pool, and a limit write go through.
+ */
+static void rdmacg_test_peak_no_stall(struct kunit *test)
+{
+	struct rdmacg_device *dev = rdmacg_test_dev(test, TEST_DEV_NAME, 0);
+	struct rdmacg_test_stall s = { .dev = dev };
+	struct task_struct *t;
+	bool quick;
+
+	rdmacg_test_chain(test, &s.cg, 1);
+	init_completion(&s.done);
+	mutex_lock(&s.cg->peak_lock);
+	down_read(&rdmacg_peak_rwsem);
+	t = kthread_run(rdmacg_test_first_charge, &s, "rdmacg_test_stall");
+	quick = !IS_ERR(t) && wait_for_completion_timeout(&s.done, 10 * HZ);
+	up_read(&rdmacg_peak_rwsem);
+	mutex_unlock(&s.cg->peak_lock);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	if (!quick)
+		wait_for_completion(&s.done);
+	KUNIT_EXPECT_TRUE_MSG(test, quick, "the charge waited 10 s for the peak write");
+	KUNIT_EXPECT_EQ(test, s.ret, 0);
+	rdmacg_discharge(s.cg, dev, OBJECT);
 }
 
 static struct kunit_case rdmacg_test_cases[] = {
@@ -834,6 +888,7 @@ static struct kunit_case rdmacg_test_cases[] = {
 	KUNIT_CASE(rdmacg_test_peak_reset_in_flight),
 	KUNIT_CASE(rdmacg_test_peak_unregister),
 	KUNIT_CASE(rdmacg_test_peak_mem),
+	KUNIT_CASE(rdmacg_test_peak_no_stall),
 	{}
 };
 
