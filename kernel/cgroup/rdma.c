@@ -842,8 +842,6 @@ static int rdmacg_peak_reset(struct rdma_cgroup *cg, struct cgroup_of_peak *ofp,
 {
 	struct rdmacg_peak_file *mine = rdmacg_peak_file(ofp);
 	struct list_head *files = &cg->peak_files[mem];
-	int first = mem ? RDMACG_MEM : 0;
-	int last = mem ? RDMACG_MEM + 1 : RDMACG_RESOURCE_MAX;
 	struct rdmacg_pool **pools;
 	int ret = -ENOMEM, n, k, i;
 
@@ -860,8 +858,9 @@ static int rdmacg_peak_reset(struct rdma_cgroup *cg, struct cgroup_of_peak *ofp,
 	ret = PTR_ERR_OR_ZERO(pools) ?: rdmacg_marks_fill(files, pools, n);
 	if (!ret) {
 		for (k = 0; k < n; k++)
-			for (i = first; i < last; i++)
-				rdmacg_res_reset(files, pools[k], i, mine);
+			for (i = 0; i <= RDMACG_MEM; i++)
+				if ((i == RDMACG_MEM) == mem)
+					rdmacg_res_reset(files, pools[k], i, mine);
 		rdmacg_marks_prune(mine, pools, n);
 		ofp->value = (unsigned long)mine;
 	}
@@ -1043,7 +1042,7 @@ static void rdmacg_print_mem(struct seq_file *sf, int file,
 
 /*
  * Every file: one line per registered device, in registration order.
- * @peaks: the state of the peak file that reads, NULL if it never reset.
+ * @peaks: the values of the peak file that reads, NULL if never written.
  */
 static void rdmacg_print(struct seq_file *sf, struct rdma_cgroup *cg,
 			 int file, struct rdmacg_peak_file *peaks)
@@ -1076,12 +1075,9 @@ static void rdmacg_print(struct seq_file *sf, struct rdma_cgroup *cg,
 
 static int rdmacg_show(struct seq_file *sf, void *v)
 {
-	struct kernfs_open_file *of = sf->private;
-	int file = seq_cft(sf)->private;
-	bool peak = file == RDMACG_FILE_PEAK || file == RDMACG_FILE_MEM_PEAK;
-
-	rdmacg_print(sf, css_rdmacg(seq_css(sf)), file,
-		     peak ? rdmacg_peak_file(of_peak(of)) : NULL);
+	/* Only a peak file's write sets its of_peak(), zero at open */
+	rdmacg_print(sf, css_rdmacg(seq_css(sf)), seq_cft(sf)->private,
+		     rdmacg_peak_file(of_peak(sf->private)));
 	return 0;
 }
 
