@@ -858,9 +858,9 @@ static int rdmacg_peak_reset(struct rdma_cgroup *cg, struct cgroup_of_peak *ofp,
 	ret = PTR_ERR_OR_ZERO(pools) ?: rdmacg_marks_fill(files, pools, n);
 	if (!ret) {
 		for (k = 0; k < n; k++)
-			for (i = 0; i <= RDMACG_MEM; i++)
-				if ((i == RDMACG_MEM) == mem)
-					rdmacg_res_reset(files, pools[k], i, mine);
+			/* mr_mem's index follows the others' */
+			for (i = mem ? RDMACG_MEM : 0; i < RDMACG_MEM + mem; i++)
+				rdmacg_res_reset(files, pools[k], i, mine);
 		rdmacg_marks_prune(mine, pools, n);
 		ofp->value = (unsigned long)mine;
 	}
