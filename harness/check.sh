@@ -30,7 +30,9 @@ backport_drift() {
 		kernel/cgroup/tests/rdma_kunit.c drivers/infiniband/core/cgroup.c \
 		tools/testing/selftests/cgroup/test_rdma.c; do
 		sed -e 's/kzalloc_obj(\([^(),]*\))/kzalloc(sizeof(\1), GFP_KERNEL)/g' \
-			-e 's/kzalloc_obj(\([^(),]*\), /kzalloc(sizeof(\1), /g' "$REPO/$f" |
+			-e 's/kzalloc_obj(\([^(),]*\), /kzalloc(sizeof(\1), /g' \
+			-e 's/kmalloc_objs(\([^(),]*\), \([^(),]*\), /kmalloc_array(\2, sizeof(\1), /g' \
+			"$REPO/$f" |
 			diff -u --label "$MAIN_BASE: $f" --label "$BASE: $f" - "$SRC/$f" || bad=1
 	done
 	return $bad

@@ -116,11 +116,10 @@ struct rdmacg_pool {
  * the local peak from it; a written file shows the larger of its value
  * and the local peak.
  *
- * The values are inserted and changed under the cgroup's peak_lock, and
- * erased and freed only by the file's own write or release, which kernfs
- * never runs beside its read (of->mutex).  A pool's serial is not reused
- * in its cgroup: the values of a pool that is gone are never read, and
- * the file's next write drops them.
+ * The values are inserted, changed and erased under the cgroup's peak_lock:
+ * erased by a write once their pool is gone (a pool's serial is not reused
+ * in its cgroup, so that no later pool finds them), or by the file's
+ * release, which kernfs runs after its last read.
  */
 struct rdmacg_peak_file {
 	struct list_head	node;		/* cg->peak_files[] */
@@ -709,19 +708,26 @@ static long rdmacg_usage(struct rdmacg_pool *pool, int i)
 				 atomic_read(&pool->res[i].usage);
 }
 
-static long rdmacg_local_peak(struct rdmacg_pool *pool, int i)
+/* The peak since the pool was made or, if @local, since the last reset */
+static long rdmacg_peak(struct rdmacg_pool *pool, int i, bool local)
 {
-	return i == RDMACG_MEM ? READ_ONCE(pool->mem.pc.local_watermark) :
-				 atomic_read(&pool->res[i].local_peak);
+	if (i == RDMACG_MEM)
+		return local ? READ_ONCE(pool->mem.pc.local_watermark) :
+			       READ_ONCE(pool->mem.pc.watermark);
+	return atomic_read(local ? &pool->res[i].local_peak : &pool->res[i].peak);
 }
 
-/* The usage, less a unit that a refusal is about to give back */
+/*
+ * The usage, less a unit that a refusal is about to give back: only such a
+ * unit takes the usage above both the limit and the peak (a limit written
+ * under the usage leaves the peak at or above it).
+ */
 static long rdmacg_held(struct rdmacg_pool *pool, int i)
 {
 	long limit = i == RDMACG_MEM ? READ_ONCE(pool->mem.pc.max) :
 				       READ_ONCE(pool->res[i].max);
 
-	return min(rdmacg_usage(pool, i), limit);
+	return min(rdmacg_usage(pool, i), max(limit, rdmacg_peak(pool, i, false)));
 }
 
 static struct rdmacg_peak_file *rdmacg_peak_file(struct cgroup_of_peak *ofp)
@@ -794,21 +800,27 @@ static int rdmacg_marks_fill(struct list_head *files, struct rdmacg_pool **pools
 	return 0;
 }
 
-/* Drop @file's values of pools that are gone: of none of @pools */
-static void rdmacg_marks_prune(struct rdmacg_peak_file *file,
+/*
+ * Drop the values of pools that are gone, of none of @pools, from @files:
+ * no reader finds such a pool, as readers find pools under rdmacg_mutex.
+ */
+static void rdmacg_marks_prune(struct list_head *files,
 			       struct rdmacg_pool **pools, int n)
 {
+	struct rdmacg_peak_file *file;
 	struct rdmacg_peak_mark *m;
 	unsigned long serial;
 	int k;
 
-	for (k = 0; k < n; k++)
-		xa_set_mark(&file->marks, pools[k]->serial, XA_MARK_0);
-	xa_for_each(&file->marks, serial, m) {
-		if (xa_get_mark(&file->marks, serial, XA_MARK_0))
-			xa_clear_mark(&file->marks, serial, XA_MARK_0);
-		else
-			kfree(xa_erase(&file->marks, serial));
+	list_for_each_entry(file, files, node) {
+		for (k = 0; k < n; k++)
+			xa_set_mark(&file->marks, pools[k]->serial, XA_MARK_0);
+		xa_for_each(&file->marks, serial, m) {
+			if (xa_get_mark(&file->marks, serial, XA_MARK_0))
+				xa_clear_mark(&file->marks, serial, XA_MARK_0);
+			else
+				kfree(xa_erase(&file->marks, serial));
+		}
 	}
 }
 
@@ -861,7 +873,7 @@ static int rdmacg_peak_reset(struct rdma_cgroup *cg, struct cgroup_of_peak *ofp,
 			/* mr_mem's index follows the others' */
 			for (i = mem ? RDMACG_MEM : 0; i < RDMACG_MEM + mem; i++)
 				rdmacg_res_reset(files, pools[k], i, mine);
-		rdmacg_marks_prune(mine, pools, n);
+		rdmacg_marks_prune(files, pools, n);
 		ofp->value = (unsigned long)mine;
 	}
 	up_read(&rdmacg_peak_rwsem);
@@ -895,7 +907,6 @@ static void rdmacg_peak_forget(struct rdma_cgroup *cg,
 	list_del(&file->node);
 	mutex_unlock(&cg->peak_lock);
 	rdmacg_peak_file_free(file);
-	ofp->value = 0;
 }
 
 static void rdmacg_peak_release(struct kernfs_open_file *of)
@@ -912,20 +923,17 @@ static long rdmacg_peak_seen(struct rdmacg_pool *pool, int i,
 			     struct rdmacg_peak_file *file)
 {
 	struct rdmacg_peak_mark *m;
-	long peak;
+	long held;
 
 	if (!pool)
 		return 0;
-	if (!file) {
-		peak = i == RDMACG_MEM ? READ_ONCE(pool->mem.pc.watermark) :
-					 atomic_read(&pool->res[i].peak);
-	} else {
-		m = xa_load(&file->marks, pool->serial);
-		peak = max(rdmacg_local_peak(pool, i),
-			   m ? READ_ONCE(m->peak[i]) : 0L);
-	}
 	/* A charge raises the usage before the peak: never show less */
-	return max(peak, rdmacg_held(pool, i));
+	held = rdmacg_held(pool, i);
+	if (!file)
+		return max(rdmacg_peak(pool, i, false), held);
+	m = xa_load(&file->marks, pool->serial);
+	return max3(rdmacg_peak(pool, i, true), held,
+		    m ? READ_ONCE(m->peak[i]) : 0L);
 }
 
 /*
@@ -1156,9 +1164,10 @@ rdmacg_css_alloc(struct cgroup_subsys_state *parent)
 
 /*
  * No charge can reach the pools of a cgroup being freed: each charge holds
- * a reference on its cgroup, which holds its ancestors.  No file of it is
- * open, so no mark is left.  The css id is still the cgroup's here; it is
- * reused only after this returns.
+ * a reference on its cgroup, which holds its ancestors.  Its files were
+ * released (kernfs drains them at removal): no peak file's values are
+ * left.  The css id is still the cgroup's here; it is reused only after
+ * this returns.
  */
 static void rdmacg_css_free(struct cgroup_subsys_state *css)
 {

@@ -686,18 +686,19 @@ static void rdmacg_test_charge_n(struct kunit *test, struct rdma_cgroup *cg,
  * the usage at that write and restarts the local peak, so that the file
  * loses a higher peak reached between the two writes, as memory.peak's
  * does.  A file never written shows the peak since the pool was made;
- * the parent's does not move.
+ * a file of the parent is not affected.
  */
 static void rdmacg_test_peak_reset(struct kunit *test)
 {
 	struct rdmacg_device *dev = rdmacg_test_dev(test, TEST_DEV_NAME, 0);
-	struct cgroup_of_peak a = {}, b = {};
+	struct cgroup_of_peak a = {}, b = {}, p = {};
 	struct rdma_cgroup *cg[2];
 
 	rdmacg_test_chain(test, cg, 2);
 	rdmacg_test_charge_n(test, cg[1], dev, 5);
 	rdmacg_test_charge_n(test, cg[1], dev, -4);
 	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg[1], &a, false), 0);
+	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg[0], &p, false), 0);
 	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg[1], dev, &a), 1);
 	rdmacg_test_charge_n(test, cg[1], dev, 3);
 	rdmacg_test_charge_n(test, cg[1], dev, -3);
@@ -712,17 +713,19 @@ static void rdmacg_test_peak_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg[1], dev, &a), 3);
 	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg[1], dev, &b), 1);
 	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg[1], dev, NULL), 5);
-	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg[0], dev, NULL), 5);
+	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg[0], dev, &p), 4);
 	rdmacg_peak_forget(cg[1], &a);
 	rdmacg_peak_forget(cg[1], &b);
+	rdmacg_peak_forget(cg[0], &p);
 	KUNIT_EXPECT_TRUE(test, list_empty(&cg[1]->peak_files[0]));
 	rdmacg_test_charge_n(test, cg[1], dev, -1);
 }
 
 /*
  * A reset while a refused unit is in flight restarts without it, so that
- * the file shows no peak above the limit; and the file shows no less
- * than the usage, which a charge raises before its peak.
+ * the file shows no peak above the limit; the file shows no less than the
+ * usage, which a charge raises before its peak, nor than a usage that a
+ * limit was written under.
  */
 static void rdmacg_test_peak_reset_in_flight(struct kunit *test)
 {
@@ -744,8 +747,12 @@ static void rdmacg_test_peak_reset_in_flight(struct kunit *test)
 	atomic_inc(&r->usage);
 	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg, dev, &a), 2);
 	atomic_dec(&r->usage);
+	rdmacg_test_charge_n(test, cg, dev, 1);
+	KUNIT_ASSERT_EQ(test, 0, rdmacg_test_write(cg, TEST_DEV_NAME " hca_object=1"));
+	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg, &a, false), 0);
+	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg, dev, &a), 2);
 	rdmacg_peak_forget(cg, &a);
-	rdmacg_test_charge_n(test, cg, dev, -1);
+	rdmacg_test_charge_n(test, cg, dev, -2);
 }
 
 static int rdmacg_test_marks(struct cgroup_of_peak *ofp)
@@ -762,7 +769,7 @@ static int rdmacg_test_marks(struct cgroup_of_peak *ofp)
 /*
  * Two written files have values of the pools of two devices.  One device
  * goes and comes back, with the same index: its new pool shows none of
- * the old pool's values, and a file's next write drops them.
+ * the old pool's values, and the next write drops them from both files.
  */
 static void rdmacg_test_peak_unregister(struct kunit *test)
 {
@@ -785,7 +792,7 @@ static void rdmacg_test_peak_unregister(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdmacg_test_peak(cg, d1, &a), 2);
 	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg, &a, false), 0);
 	KUNIT_EXPECT_EQ(test, rdmacg_test_marks(&a), 2);
-	KUNIT_EXPECT_EQ(test, rdmacg_test_marks(&b), 3);
+	KUNIT_EXPECT_EQ(test, rdmacg_test_marks(&b), 2);
 	rdmacg_test_charge_n(test, cg, d2, -1);
 	rdmacg_peak_forget(cg, &a);
 	rdmacg_peak_forget(cg, &b);
@@ -793,33 +800,40 @@ static void rdmacg_test_peak_unregister(struct kunit *test)
 }
 
 /*
- * A file of rdma.mr_mem.peak resets mr_mem only, and a file of rdma.peak
- * leaves mr_mem alone.
+ * A write of rdma.mr_mem.peak restarts mr_mem's peak only, and a write of
+ * rdma.peak leaves mr_mem's alone.
  */
 static void rdmacg_test_peak_mem(struct kunit *test)
 {
 	struct rdmacg_device *dev = rdmacg_test_dev(test, TEST_DEV_NAME, 0);
-	struct cgroup_of_peak m = {}, h = {};
+	struct cgroup_of_peak m = {}, o = {};
 	struct rdmacg_pool *pool;
 	struct rdma_cgroup *cg;
 
 	rdmacg_test_chain(test, &cg, 1);
+	rdmacg_test_charge_n(test, cg, dev, 2);
+	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg, &o, false), 0);
+	rdmacg_test_charge_n(test, cg, dev, 1);
+	rdmacg_test_charge_n(test, cg, dev, -1);
 	KUNIT_ASSERT_EQ(test, rdmacg_mem_charge(cg, dev, 5), 0);
-	rdmacg_test_charge_n(test, cg, dev, 3);
-	pool = rdmacg_pool_lookup(dev, cg);
-	atomic_long_sub(4, &pool->mem.pc.usage);
+	rdmacg_uncharge_mem(cg, dev, 4);
 	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg, &m, true), 0);
-	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg, &h, false), 0);
+	KUNIT_ASSERT_EQ(test, rdmacg_mem_charge(cg, dev, 2), 0);
+	rdmacg_uncharge_mem(cg, dev, 2);
+	pool = rdmacg_pool_lookup(dev, cg);
 	mutex_lock(&rdmacg_mutex);
-	KUNIT_EXPECT_EQ(test, rdmacg_peak_seen(pool, RDMACG_MEM, rdmacg_peak_file(&m)), 1);
+	KUNIT_EXPECT_EQ(test, rdmacg_peak_seen(pool, OBJECT, rdmacg_peak_file(&o)), 3);
+	mutex_unlock(&rdmacg_mutex);
+	KUNIT_ASSERT_EQ(test, rdmacg_peak_reset(cg, &o, false), 0);
+	mutex_lock(&rdmacg_mutex);
+	KUNIT_EXPECT_EQ(test, rdmacg_peak_seen(pool, RDMACG_MEM, rdmacg_peak_file(&m)), 3);
 	KUNIT_EXPECT_EQ(test, rdmacg_peak_seen(pool, RDMACG_MEM, NULL), 5);
-	KUNIT_EXPECT_EQ(test, rdmacg_peak_seen(pool, OBJECT, rdmacg_peak_file(&m)), 3);
-	KUNIT_EXPECT_EQ(test, rdmacg_peak_seen(pool, OBJECT, rdmacg_peak_file(&h)), 3);
+	KUNIT_EXPECT_EQ(test, rdmacg_peak_seen(pool, OBJECT, rdmacg_peak_file(&o)), 2);
 	mutex_unlock(&rdmacg_mutex);
 	rdmacg_peak_forget(cg, &m);
-	rdmacg_peak_forget(cg, &h);
+	rdmacg_peak_forget(cg, &o);
 	rdmacg_uncharge_mem(cg, dev, 1);
-	rdmacg_test_charge_n(test, cg, dev, -3);
+	rdmacg_test_charge_n(test, cg, dev, -2);
 }
 
 struct rdmacg_test_stall {
