@@ -15,7 +15,7 @@ PKGS=(
 	python3-argcomplete python3-pkg-resources python3-requests file
 	# a second OCI runtime, for guest/tests/84-crun.sh
 	crun
-	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev perftest
+	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev perftest
 	# the source of runc's libcontainer, for guest/src/runc_stats.go
 	golang-go golang-github-opencontainers-runc-dev
 )
