@@ -56,7 +56,7 @@ while read -r line; do
 	*) echo "$line" ;;
 	esac
 done <"$TMP/out"
-while [ $n -lt 4 ]; do
+while [ "$n" -lt 4 ]; do
 	fail "siw_write_peer's check $((n + 1)) # it did not report it"
 done
 rdmacg_no_splat "$MARK" "$TMP/dmesg"

@@ -82,29 +82,13 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int send_all(int s, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t r = send(s, p, len, 0);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		p += r;
-		len -= r;
-	}
-	return 0;
-}
-
-static int recv_all(int s, void *buf, size_t len)
+/* All LEN bytes of BUF through socket S: sent if OUT, else received; 0 or -1 */
+static int xfer(int s, void *buf, size_t len, int out)
 {
 	char *p = buf;
 
 	while (len) {
-		ssize_t r = recv(s, p, len, 0);
+		ssize_t r = out ? send(s, p, len, 0) : recv(s, p, len, 0);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -153,7 +137,7 @@ static int send_write(int s, uint32_t stag, uint64_t to, const void *data,
 	memcpy(fpdu + 8, &to, 8);
 	memcpy(fpdu + 16, data, len);
 	total += (4 - total % 4) % 4 + 4;
-	return send_all(s, fpdu, total);
+	return xfer(s, fpdu, total, 1);
 }
 
 static struct rdma_cm_event *get_event(struct rdma_event_channel *ch,
@@ -211,7 +195,7 @@ int main(int argc, char **argv)
 	s = socket(AF_INET, SOCK_STREAM, 0);
 	if (s < 0 || setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) ||
 	    connect(s, (struct sockaddr *)&sin, sizeof(sin)) ||
-	    send_all(s, &req, sizeof(req)))
+	    xfer(s, &req, sizeof(req), 1))
 		bail(1, "connect and send an MPA request");
 	ev = get_event(ch, RDMA_CM_EVENT_CONNECT_REQUEST);
 	if (!ev)
@@ -232,14 +216,14 @@ int main(int argc, char **argv)
 	if (!mr)
 		bail(1, "an MR for remote writes");
 	rkey = mr->rkey;
-	if (rdma_accept(cid, &param) || recv_all(s, &rep, sizeof(rep)))
+	if (rdma_accept(cid, &param) || xfer(s, &rep, sizeof(rep), 0))
 		bail(1, "accept and an MPA reply");
 	if (memcmp(rep.key, "MPA ID Rep Frame", 16) || (be16toh(rep.bits) & MPA_REJECT))
 		bail(1, "an MPA reply that accepts");
 	while (be16toh(rep.pd_len)) {
 		char c;
 
-		if (recv_all(s, &c, 1))
+		if (xfer(s, &c, 1, 0))
 			bail(1, "the MPA reply's private data");
 		rep.pd_len = htobe16(be16toh(rep.pd_len) - 1);
 	}
