@@ -53,7 +53,7 @@ static void tap(int ok, const char *what)
 
 static void bail(int from, const char *why)
 {
-	for (; n < 4; )
+	while (n < 4)
 		tap(0, n + 1 == from ? why : "not reached");
 	exit(0);
 }
